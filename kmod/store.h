@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: the object store API used by every transport.
+ *
+ * Objects are immutable once published: a SET builds a complete new object
+ * (gb_obj_alloc + gb_obj_write + gb_store_commit) and swaps it into the index
+ * atomically, so a reader sees either the old or the new value in full.
+ *
+ * Ownership (see the block comment in kmod/store.c for the full rules):
+ *  - gb_store_get() returns a counted reference; the caller drops it with
+ *    gb_obj_put() once every byte it sends has left its hands (TCP: after
+ *    the send call returned; RDMA: after the WRITE completion).
+ *  - gb_obj_get_page() returns a page with its own reference (put_page()).
+ *  - A head page is never reused for another object while any reference
+ *    (object or page) taken through this API is outstanding.
+ */
+#ifndef _GOBLIN_STORE_H
+#define _GOBLIN_STORE_H
+
+#include <linux/types.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
+
+struct netlink_ext_ack;
+struct page;
+
+#define GB_KEY_MAX		250
+#define GB_VALUE_MAX		(16ULL << 20)	/* default item size limit */
+
+struct gb_obj_priv;
+
+/**
+ * struct gb_obj - one stored object (read-only for transports)
+ * @len:     value length in bytes
+ * @flags:   client flags (memcache 32-bit flags)
+ * @cas:     64-bit CAS unique
+ * @exptime: absolute expiry in seconds of ktime_get_real_seconds(), 0 = never
+ * @klen:    key length
+ * @key:     key bytes (not NUL terminated)
+ *
+ * Other members are private to the store.
+ */
+struct gb_obj {
+	struct rhash_head node;
+	refcount_t ref;
+	u64 len;
+	u32 flags;
+	u64 cas;
+	s64 exptime;
+	struct gb_obj_priv *priv;
+	u8 klen;
+	char key[GB_KEY_MAX + 1];
+};
+
+enum gb_store_mode {
+	GB_MODE_SET,
+	GB_MODE_ADD,
+	GB_MODE_REPLACE,
+	GB_MODE_CAS,
+	GB_MODE_APPEND,
+	GB_MODE_PREPEND,
+};
+
+/* Results of gb_store_commit() and friends (>= 0). Errors are -errno. */
+enum gb_store_result {
+	GB_STORED,
+	GB_NOT_STORED,
+	GB_EXISTS,
+	GB_NOT_FOUND,
+};
+
+/* Lookup; NULL on miss or expired. Takes a reference. */
+struct gb_obj *gb_store_get(const char *key, size_t klen);
+/* Lookup and update exptime (gat/touch); NULL on miss. Takes a reference. */
+struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime);
+void gb_obj_put(struct gb_obj *obj);
+
+/*
+ * Build a new object. Errors: -EINVAL (bad key), -E2BIG (larger than the
+ * item limit or needs a tail and no ssd_dir is configured: "object too large
+ * for cache"), -ENOMEM / -ENOSPC (no memory / no SSD space even after
+ * eviction: "out of memory storing object").
+ */
+struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
+			    s64 exptime, u64 len);
+/* Fill value bytes [off, off + len). May sleep. */
+int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len);
+/* Copy value bytes from another object (append/prepend). May sleep. */
+int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
+		u64 src_off, u64 len);
+/*
+ * Reference the page holding value byte @off. *@seg is the number of bytes
+ * from @off contiguous in that page. Tail bytes come from the page cache
+ * (with readahead) and may sleep. The caller drops the page with put_page().
+ */
+int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
+		    unsigned int *pgoff, unsigned int *seg);
+/* Copy value bytes out (for small values / tests). May sleep. */
+int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len);
+
+/*
+ * Publish @obj under @mode. @cas is the expected CAS for GB_MODE_CAS.
+ * Consumes the caller's reference to @obj in every case. Returns a
+ * gb_store_result or -errno. APPEND/PREPEND are done by the store: @obj then
+ * holds only the data to add.
+ */
+int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas);
+/* Delete; @cas 0 = any. GB_STORED (deleted), GB_NOT_FOUND, GB_EXISTS. */
+int gb_store_delete(const char *key, size_t klen, u64 cas);
+/* Touch: GB_STORED (touched) or GB_NOT_FOUND. */
+int gb_store_touch(const char *key, size_t klen, s64 exptime);
+/*
+ * incr/decr with memcached rules (64-bit wrap on incr, floor 0 on decr).
+ * GB_STORED with *@result / *@cas_out set, GB_NOT_FOUND, or -EINVAL when
+ * the value is not a decimal number.
+ */
+int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
+		   u64 *result, u64 *cas_out);
+/* flush_all: invalidate everything stored at or before @when (abs secs). */
+void gb_store_flush(s64 when);
+
+/*
+ * Convert a memcache exptime to absolute seconds: 0 = never; up to 30 days
+ * relative; larger is absolute unix time; negative = already expired
+ * (returns -1).
+ */
+s64 gb_exptime_abs(s64 exptime);
+/* Current time on the exptime clock (seconds). */
+s64 gb_now(void);
+
+/* Configuration and statistics (used by netlink). */
+struct gb_store_config {
+	u64 memory;
+	u32 block;
+	u32 ram_head;
+	u64 ssd_max;
+	char ssd_dir[256];
+};
+
+struct gb_store_stats {
+	u64 curr_items;
+	u64 total_items;
+	u64 bytes;		/* sum of value lengths */
+	u64 head_bytes;		/* RAM used by heads */
+	u64 tail_bytes;		/* SSD used by tails */
+	u64 evictions;
+	u64 expired_unfetched;
+	u64 reclaimed;
+	u64 get_hits;
+	u64 get_misses;
+	u64 get_expired;
+	u64 get_flushed;
+	u64 cmd_set;
+	u64 cmd_touch;
+	u64 touch_hits;
+	u64 touch_misses;
+	u64 delete_hits;
+	u64 delete_misses;
+	u64 incr_hits;
+	u64 incr_misses;
+	u64 decr_hits;
+	u64 decr_misses;
+	u64 cas_hits;
+	u64 cas_misses;
+	u64 cas_badval;
+	u64 blocks_total;
+	u64 blocks_huge;	/* blocks backed by huge/compound pages */
+	u64 blocks_small;	/* blocks backed by order-0 pages */
+	u64 pages_free;
+	u64 memory_limit;
+	u64 ssd_limit;
+};
+
+void gb_store_get_config(struct gb_store_config *cfg);
+int gb_store_set_config(const struct gb_store_config *cfg,
+			struct netlink_ext_ack *extack);
+void gb_store_get_stats(struct gb_store_stats *st);
+
+/* Iterate objects for dumps: visit from *@cursor, return next cursor. */
+typedef int (*gb_store_visit_fn)(struct gb_obj *obj, void *arg);
+int gb_store_walk(u64 *cursor, gb_store_visit_fn fn, void *arg);
+/* Monotonic generation bumped on every insert/remove (for NLM_F_DUMP_INTR). */
+u32 gb_store_generation(void);
+
+#endif /* _GOBLIN_STORE_H */
