@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: listener configuration shared by the transports and netlink.
+ *
+ * Each listener is configured on its own (address, limits, RDMA window
+ * geometry), so several listeners of one kind can coexist with different
+ * settings. Transports implement struct gb_listener_ops; netlink only talks
+ * to listeners through gb_listener_*().
+ */
+#ifndef _GOBLIN_LISTENER_H
+#define _GOBLIN_LISTENER_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+struct sk_buff;
+
+enum gb_listener_kind {
+	GB_LISTENER_MEMCACHE,	/* memcache text protocol over TCP */
+	GB_LISTENER_RDMA,	/* Goblin protocol v3 over RDMA RC */
+	GB_LISTENER_HTTP,	/* HTTP/1.1 GET over TCP (later) */
+	GB_LISTENER_KIND_MAX,
+};
+
+/**
+ * struct gb_listener_config - settings of one listener
+ * @kind:         transport
+ * @addr:         bind address (IPv4 or IPv6, port in network order)
+ * @max_conns:    connection limit (0 = transport default)
+ * @idle_timeout: seconds before an idle connection is closed (0 = never)
+ * @window:       RDMA bulk window size in bytes (0 = default)
+ * @windows:      RDMA bulk windows per QP (0 = default)
+ * @credits:      RDMA control ring credits (0 = default)
+ */
+struct gb_listener_config {
+	enum gb_listener_kind kind;
+	struct sockaddr_storage addr;
+	u32 max_conns;
+	u32 idle_timeout;
+	u32 window;
+	u32 windows;
+	u32 credits;
+};
+
+/**
+ * struct gb_listener_info - what a dump reports about one listener
+ * @cfg:         effective configuration (defaults filled in)
+ * @id:          stable identifier
+ * @conns:       open connections
+ * @conns_total: connections accepted since creation
+ * @refused:     connections refused (limit, bad handshake)
+ */
+struct gb_listener_info {
+	struct gb_listener_config cfg;
+	u32 id;
+	u32 conns;
+	u64 conns_total;
+	u64 refused;
+};
+
+/**
+ * struct gb_listener_ops - one transport's listener operations
+ * @add:  validate @cfg and start listening; -EEXIST if the address is taken
+ * @del:  stop the listener bound to @addr and close its connections
+ * @walk: report listeners with id > *@cursor to @fn until it returns
+ *        non-zero; updates *@cursor
+ */
+struct gb_listener_ops {
+	int (*add)(const struct gb_listener_config *cfg,
+		   struct netlink_ext_ack *extack);
+	int (*del)(const struct sockaddr_storage *addr,
+		   struct netlink_ext_ack *extack);
+	int (*walk)(u32 *cursor,
+		    int (*fn)(const struct gb_listener_info *info, void *arg),
+		    void *arg);
+};
+
+/* Transports register their ops at init (NULL kinds are "not supported"). */
+extern const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
+
+#endif /* _GOBLIN_LISTENER_H */
