@@ -19,7 +19,7 @@ PWD  := $(CURDIR)
 USER_DIRS := lib tools/goblinctl tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check demo bench checkpatch \
-	install modules_install $(USER_DIRS)
+	install modules_install
 
 all: module user
 
@@ -27,12 +27,11 @@ module modules:
 	@test -n "$(KDIR)" || { echo "no kernel build tree found: run 'make deps' or set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
-user: $(USER_DIRS)
-
-tools/goblinctl tests/unit tests/kselftest bench: lib
-
-$(USER_DIRS):
-	$(MAKE) -C $@
+# lib comes first: goblinctl, the tests and the benchmark link against it.
+user:
+	@for d in $(USER_DIRS); do \
+		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; \
+	done
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
@@ -43,7 +42,7 @@ install: modules_install
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(PWD) clean
-	for d in $(USER_DIRS); do $(MAKE) -C $$d clean; done
+	for d in $(USER_DIRS); do [ ! -f $$d/Makefile ] || $(MAKE) -C $$d clean; done
 	rm -rf build
 
 deps:
