@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Goblin Store native RDMA protocol, version 3.
+ *
+ * Transport: one RDMA RC queue pair per connection, set up with rdma_cm
+ * (RDMA_PS_TCP). Every field below is little-endian. Every structure has a
+ * fixed size checked by static assertions at the end of this file.
+ *
+ * 1. Connection setup
+ *
+ *    The client connects with struct gb_rdma_connect as private data. The
+ *    transport may pad it; the server always reads GB_RDMA_CONNECT_SIZE (56)
+ *    bytes, missing bytes being zero. The client describes its bulk windows:
+ *    window_count windows of window_size bytes each, window i starting at
+ *    remote address window_base + i * window_size, all covered by rkey, which
+ *    must allow remote write. region_len (>= window_count * window_size)
+ *    is the length of the client memory starting at window_base that the
+ *    server may access with rkey; bytes past the windows may be used as
+ *    staging for SET values (needs remote read). The client also says how
+ *    many receive buffers it posted (credits: records the server may send).
+ *
+ *    The server either accepts with struct gb_rdma_accept as private data or
+ *    rejects with struct gb_rdma_reject (reason code, printable with
+ *    gb_rdma_reject_str() in libgoblin). The server may use fewer windows
+ *    than offered (accept.windows; it then only uses windows 0..windows-1).
+ *
+ * 2. Records
+ *
+ *    After setup, both sides exchange records of exactly GB_RDMA_RECORD_SIZE
+ *    (512) bytes with SEND/RECV (the receiver must accept a SEND of exactly
+ *    that size; shorter or longer SENDs are protocol errors). A record is a
+ *    struct gb_rdma_hdr followed by a type-specific body. hdr.tag is chosen
+ *    by the client for each request and echoed in every response record of
+ *    that request. Requests are executed in order; responses of one request
+ *    are never interleaved with those of another request.
+ *
+ *    Client to server:            Server to client:
+ *      NOOP     -> NOOP reply       VALUE   value header (key, flags, bytes,
+ *      VERSION  -> VERSION reply            cas, key index)
+ *      GET      -> (VALUE BULK*)*   BULK    value bytes are in a window
+ *                  END              END     end of a GET response
+ *      SET      -> STATUS           STATUS  result code of SET/DELETE/TOUCH
+ *      DELETE   -> STATUS           ERROR   memcache-style error string
+ *      TOUCH    -> STATUS           FLOW    credit grant (both directions)
+ *      FLOW     (no reply)
+ *
+ *    A GET carries 1..GB_RDMA_GET_MAX_KEYS keys, packed as (u8 length, key
+ *    bytes) pairs. For each hit, in key order, the server sends VALUE then,
+ *    if bytes > 0, one or more BULK records; misses send nothing (memcache
+ *    semantics: the client sees which keys are missing from VALUE.key_index).
+ *    After the last key: END (with hit and miss counts).
+ *
+ * 3. Bulk windows (GET)
+ *
+ *    Windows start owned by the server. For a value, the server RDMA WRITEs
+ *    up to window_size bytes into a window it owns, then sends BULK (window
+ *    index, offset of the chunk in the value, chunk length, LAST flag on the
+ *    value's final chunk). The WRITEs are posted before the BULK SEND on the
+ *    same QP, so when the client sees BULK the bytes are in place. The
+ *    window now belongs to the client until it returns it with a FLOW record
+ *    (bit i of FLOW.windows returns window i). A value larger than one
+ *    window streams through successive windows; with N windows at most N
+ *    chunks are in flight, and the server waits for returns when it has
+ *    none. A client that never returns windows stalls only itself.
+ *
+ * 4. SET
+ *
+ *    The client places the value in its own memory at remote address
+ *    SET.addr (inside [window_base, window_base + region_len), not in a
+ *    window the server owns) and sends SET. The server pulls the bytes with
+ *    RDMA READ and replies STATUS (STORED, NOT_STORED, EXISTS, NOT_FOUND) or
+ *    ERROR. After STATUS/ERROR the client may reuse that memory.
+ *
+ * 5. Credits
+ *
+ *    Each side may have at most as many records in flight as the peer has
+ *    granted. Initial grants: connect.credits (server -> client direction)
+ *    and accept.credits (client -> server direction). Sending any record
+ *    consumes one credit. Every record's hdr.credits grants the peer that
+ *    many more (receives reposted since the last grant). Rules:
+ *     - Only a FLOW record whose hdr.credits >= 1 may use the sender's last
+ *       credit. Any other record needs at least two credits available.
+ *     - A side that owes the peer at least half of its initial grant and has
+ *       nothing else to send sends a FLOW record.
+ *    These two rules keep both directions live. The server posts a few
+ *    receives beyond what it granted; a client that sends a record without
+ *    a credit, or breaks the last-credit rule, is disconnected.
+ *
+ * 6. Errors
+ *
+ *    ERROR carries a kind (ERROR, CLIENT_ERROR, SERVER_ERROR, as in memcache)
+ *    and a NUL-terminated message. Malformed records (unknown type, bad
+ *    length, bad key, window or address out of range) get CLIENT_ERROR when
+ *    the record could be parsed enough to answer it, else the connection is
+ *    closed. A failed RDMA operation (e.g. wrong rkey) closes the
+ *    connection.
+ *
+ * 7. Versioning
+ *
+ *    connect.version and accept.version are GB_RDMA_VERSION. A server
+ *    rejects other versions with GB_RDMA_REJ_VERSION and reports the range
+ *    it supports. New record types may be added in a new minor revision of
+ *    the same version only if the client asked for them via connect.flags;
+ *    reserved fields must be sent as zero and are ignored on receipt.
+ */
+#ifndef _UAPI_LINUX_GOBLIN_RDMA_H
+#define _UAPI_LINUX_GOBLIN_RDMA_H
+
+#include <linux/types.h>
+
+#define GB_RDMA_MAGIC		0x33524247	/* "GBR3" little-endian */
+#define GB_RDMA_VERSION		3
+#define GB_RDMA_RECORD_SIZE	512
+#define GB_RDMA_CONNECT_SIZE	56
+#define GB_RDMA_KEY_MAX		250
+#define GB_RDMA_MAX_WINDOWS	64
+#define GB_RDMA_WINDOW_MIN	4096U
+#define GB_RDMA_WINDOW_MAX	(16U << 20)
+#define GB_RDMA_CREDITS_MIN	4
+#define GB_RDMA_CREDITS_MAX	1024
+#define GB_RDMA_GET_MAX_KEYS	64
+#define GB_RDMA_DEFAULT_PORT	11311
+
+/**
+ * struct gb_rdma_connect - client's connect private data (56 bytes)
+ * @magic:        GB_RDMA_MAGIC
+ * @version:      GB_RDMA_VERSION
+ * @flags:        reserved, 0
+ * @window_size:  bytes per window, multiple of 4096 in
+ *                [GB_RDMA_WINDOW_MIN, GB_RDMA_WINDOW_MAX]
+ * @window_count: windows offered, 1..GB_RDMA_MAX_WINDOWS
+ * @credits:      receives the client posted (records the server may send),
+ *                GB_RDMA_CREDITS_MIN..GB_RDMA_CREDITS_MAX
+ * @rkey:         remote key of the region
+ * @window_base:  remote address of window 0
+ * @region_len:   bytes accessible from window_base with rkey; at least
+ *                window_size * window_count
+ * @reserved:     0
+ */
+struct gb_rdma_connect {
+	__le32 magic;
+	__le16 version;
+	__le16 flags;
+	__le32 window_size;
+	__le16 window_count;
+	__le16 credits;
+	__le32 rkey;
+	__le32 reserved0;
+	__le64 window_base;
+	__le64 region_len;
+	__u8 reserved[16];
+};
+
+/**
+ * struct gb_rdma_accept - server's accept private data (56 bytes)
+ * @magic:        GB_RDMA_MAGIC
+ * @version:      GB_RDMA_VERSION
+ * @flags:        reserved, 0
+ * @credits:      records the client may send before the first grant
+ * @windows:      windows the server will use (0..windows-1)
+ * @window_size:  echo of the client's window size
+ * @max_keys:     most keys accepted in one GET
+ * @record_size:  GB_RDMA_RECORD_SIZE
+ * @max_value:    largest value the server stores, in bytes
+ * @conn_id:      server's connection id (shown in server statistics)
+ * @reserved:     0
+ */
+struct gb_rdma_accept {
+	__le32 magic;
+	__le16 version;
+	__le16 flags;
+	__le16 credits;
+	__le16 windows;
+	__le32 window_size;
+	__le16 max_keys;
+	__le16 record_size;
+	__le32 reserved0;
+	__le64 max_value;
+	__le64 conn_id;
+	__u8 reserved[16];
+};
+
+/* Reject reasons (struct gb_rdma_reject.reason). */
+enum gb_rdma_reject_reason {
+	GB_RDMA_REJ_NONE = 0,
+	GB_RDMA_REJ_MAGIC = 1,		/* no or bad magic: not a Goblin client */
+	GB_RDMA_REJ_VERSION = 2,	/* unsupported protocol version */
+	GB_RDMA_REJ_WINDOW = 3,		/* bad window size/count/region */
+	GB_RDMA_REJ_CREDITS = 4,	/* credits out of range */
+	GB_RDMA_REJ_BUSY = 5,		/* connection limit reached */
+	GB_RDMA_REJ_NOMEM = 6,		/* server out of resources */
+	GB_RDMA_REJ_SHUTDOWN = 7,	/* listener is going away */
+	GB_RDMA_REJ_DEVICE = 8,		/* device lacks a needed capability */
+};
+
+/**
+ * struct gb_rdma_reject - server's reject private data (16 bytes)
+ * @magic:       GB_RDMA_MAGIC
+ * @reason:      enum gb_rdma_reject_reason
+ * @version_min: oldest protocol version the server speaks
+ * @version_max: newest protocol version the server speaks
+ * @reserved:    0
+ * @detail:      reason-specific value (e.g. the limit that was hit)
+ */
+struct gb_rdma_reject {
+	__le32 magic;
+	__le16 reason;
+	__u8 version_min;
+	__u8 version_max;
+	__le32 reserved;
+	__le32 detail;
+};
+
+/* Record types. Requests < 0x80 <= responses. FLOW goes both ways. */
+enum gb_rdma_rec_type {
+	GB_RDMA_NOOP = 0x01,
+	GB_RDMA_VERSION_REQ = 0x02,
+	GB_RDMA_GET = 0x10,
+	GB_RDMA_SET = 0x11,
+	GB_RDMA_DELETE = 0x12,
+	GB_RDMA_TOUCH = 0x13,
+	GB_RDMA_FLOW = 0x20,
+
+	GB_RDMA_R_NOOP = 0x81,
+	GB_RDMA_R_VERSION = 0x82,
+	GB_RDMA_R_VALUE = 0x90,
+	GB_RDMA_R_BULK = 0x91,
+	GB_RDMA_R_END = 0x92,
+	GB_RDMA_R_STATUS = 0x93,
+	GB_RDMA_R_ERROR = 0x94,
+};
+
+/**
+ * struct gb_rdma_hdr - header of every record (16 bytes)
+ * @type:    enum gb_rdma_rec_type
+ * @flags:   type-specific flags, 0 if none defined
+ * @credits: credits granted to the receiver of this record
+ * @len:     bytes of body used (<= GB_RDMA_RECORD_SIZE - 16); rest is 0
+ * @reserved: 0
+ * @tag:     request tag, echoed in responses; 0 in FLOW
+ */
+struct gb_rdma_hdr {
+	__u8 type;
+	__u8 flags;
+	__le16 credits;
+	__le16 len;
+	__le16 reserved;
+	__le64 tag;
+};
+
+#define GB_RDMA_BODY_MAX	(GB_RDMA_RECORD_SIZE - 16)
+
+/**
+ * struct gb_rdma_get - GET request body (header + this + packed keys)
+ * @nkeys:    keys that follow, 1..GB_RDMA_GET_MAX_KEYS
+ * @flags:    reserved, 0
+ * @reserved: 0
+ * @keys:     nkeys x (u8 key length 1..250, key bytes); keys must not
+ *            contain control characters or spaces (memcache rules)
+ */
+struct gb_rdma_get {
+	__le16 nkeys;
+	__le16 flags;
+	__le32 reserved;
+	__u8 keys[GB_RDMA_BODY_MAX - 8];
+};
+
+/* SET modes (struct gb_rdma_set.mode). */
+enum gb_rdma_set_mode {
+	GB_RDMA_SET_SET = 0,
+	GB_RDMA_SET_ADD = 1,
+	GB_RDMA_SET_REPLACE = 2,
+	GB_RDMA_SET_CAS = 3,
+	GB_RDMA_SET_APPEND = 4,
+	GB_RDMA_SET_PREPEND = 5,
+};
+
+/**
+ * struct gb_rdma_set - SET request body
+ * @mode:     enum gb_rdma_set_mode
+ * @flags:    memcache client flags stored with the value
+ * @exptime:  memcache exptime (0 never, <= 30 days relative, else absolute,
+ *            negative: expired immediately)
+ * @cas:      expected CAS for GB_RDMA_SET_CAS, else 0
+ * @bytes:    value length
+ * @addr:     remote address of the value in the client's region
+ * @klen:     key length 1..250
+ * @reserved: 0
+ * @key:      key bytes
+ */
+struct gb_rdma_set {
+	__le32 mode;
+	__le32 flags;
+	__le64 exptime;
+	__le64 cas;
+	__le64 bytes;
+	__le64 addr;
+	__u8 klen;
+	__u8 reserved[7];
+	__u8 key[GB_RDMA_KEY_MAX];
+	__u8 pad[GB_RDMA_BODY_MAX - 48 - GB_RDMA_KEY_MAX];
+};
+
+/**
+ * struct gb_rdma_keyop - DELETE and TOUCH request body
+ * @exptime:  TOUCH: new exptime (memcache rules); DELETE: 0
+ * @cas:      DELETE: expected CAS or 0 for any; TOUCH: 0
+ * @klen:     key length 1..250
+ * @reserved: 0
+ * @key:      key bytes
+ */
+struct gb_rdma_keyop {
+	__le64 exptime;
+	__le64 cas;
+	__u8 klen;
+	__u8 reserved[7];
+	__u8 key[GB_RDMA_KEY_MAX];
+	__u8 pad[GB_RDMA_BODY_MAX - 24 - GB_RDMA_KEY_MAX];
+};
+
+/**
+ * struct gb_rdma_flow - FLOW body (credits are in the header)
+ * @windows:  client to server: bit i returns window i; server to client: 0
+ * @reserved: 0
+ */
+struct gb_rdma_flow {
+	__le64 windows;
+	__le64 reserved;
+};
+
+/**
+ * struct gb_rdma_value - VALUE response body
+ * @key_index: index of the key in the GET request
+ * @klen:      key length
+ * @reserved0: 0
+ * @flags:     client flags
+ * @bytes:     value length; that many bytes follow in BULK records
+ * @cas:       CAS unique
+ * @reserved:  0
+ * @key:       key bytes
+ */
+struct gb_rdma_value {
+	__le16 key_index;
+	__u8 klen;
+	__u8 reserved0;
+	__le32 flags;
+	__le64 bytes;
+	__le64 cas;
+	__le64 reserved;
+	__u8 key[GB_RDMA_KEY_MAX];
+	__u8 pad[GB_RDMA_BODY_MAX - 32 - GB_RDMA_KEY_MAX];
+};
+
+/* struct gb_rdma_bulk.flags */
+#define GB_RDMA_BULK_LAST	0x0001	/* final chunk of this value */
+
+/**
+ * struct gb_rdma_bulk - BULK response body
+ * @window:    window index holding the chunk (at window offset 0)
+ * @flags:     GB_RDMA_BULK_*
+ * @len:       chunk length, 1..window_size
+ * @offset:    offset of the chunk in the value
+ * @key_index: key index of the value (as in VALUE)
+ * @reserved:  0
+ */
+struct gb_rdma_bulk {
+	__le16 window;
+	__le16 flags;
+	__le32 len;
+	__le64 offset;
+	__le16 key_index;
+	__u8 reserved[6];
+};
+
+/**
+ * struct gb_rdma_end - END response body
+ * @hits:     keys found
+ * @misses:   keys not found
+ * @reserved: 0
+ */
+struct gb_rdma_end {
+	__le16 hits;
+	__le16 misses;
+	__le32 reserved;
+};
+
+/* STATUS codes (struct gb_rdma_status.status), memcache words in comments. */
+enum gb_rdma_status_code {
+	GB_RDMA_ST_STORED = 0,		/* STORED */
+	GB_RDMA_ST_NOT_STORED = 1,	/* NOT_STORED */
+	GB_RDMA_ST_EXISTS = 2,		/* EXISTS */
+	GB_RDMA_ST_NOT_FOUND = 3,	/* NOT_FOUND */
+	GB_RDMA_ST_DELETED = 4,		/* DELETED */
+	GB_RDMA_ST_TOUCHED = 5,		/* TOUCHED */
+};
+
+/**
+ * struct gb_rdma_status - STATUS response body
+ * @status:   enum gb_rdma_status_code
+ * @reserved: 0
+ * @cas:      CAS of the stored object after a successful SET, else 0
+ */
+struct gb_rdma_status {
+	__le32 status;
+	__le32 reserved;
+	__le64 cas;
+};
+
+/* ERROR kinds (struct gb_rdma_error.kind). */
+enum gb_rdma_error_kind {
+	GB_RDMA_ERR_ERROR = 0,		/* ERROR: unknown command */
+	GB_RDMA_ERR_CLIENT = 1,		/* CLIENT_ERROR <msg> */
+	GB_RDMA_ERR_SERVER = 2,		/* SERVER_ERROR <msg> */
+};
+
+#define GB_RDMA_MSG_MAX	128
+
+/**
+ * struct gb_rdma_error - ERROR response body
+ * @kind:     enum gb_rdma_error_kind
+ * @reserved: 0
+ * @msg:      NUL-terminated message, e.g. "object too large for cache"
+ */
+struct gb_rdma_error {
+	__le32 kind;
+	__le32 reserved;
+	char msg[GB_RDMA_MSG_MAX];
+};
+
+/**
+ * struct gb_rdma_version - VERSION response body
+ * @version:  protocol version (GB_RDMA_VERSION)
+ * @reserved: 0
+ * @server:   NUL-terminated server version string, e.g. "0.1.0"
+ */
+struct gb_rdma_version {
+	__le32 version;
+	__le32 reserved;
+	char server[64];
+};
+
+/* Wire sizes are part of the ABI: check them at compile time. */
+#if defined(__KERNEL__)
+#include <linux/build_bug.h>
+#elif !defined(__cplusplus)
+#include <assert.h>
+#endif
+#define GB_RDMA_ASSERT(c, m) static_assert(c, m)
+
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_connect) == GB_RDMA_CONNECT_SIZE,
+	       "connect private data is 56 bytes");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_accept) == 56, "accept size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_reject) == 16, "reject size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_hdr) == 16, "header size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_get) == GB_RDMA_BODY_MAX, "get size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_set) == GB_RDMA_BODY_MAX, "set size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_keyop) == GB_RDMA_BODY_MAX, "keyop");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_value) == GB_RDMA_BODY_MAX, "value");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_flow) == 16, "flow size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_bulk) == 24, "bulk size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_end) == 8, "end size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_status) == 16, "status size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_error) == 136, "error size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_version) == 72, "version size");
+
+#endif /* _UAPI_LINUX_GOBLIN_RDMA_H */
