@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgoblin: userspace client library for Goblin Store.
+ *
+ * One API, two transports: the native Goblin RDMA protocol (RC QP through
+ * librdmacm/libibverbs) and the classic memcache text protocol over TCP.
+ *
+ * Thread model: a struct gb_conn belongs to one thread at a time. Open one
+ * connection per thread; the library keeps no global mutable state, so
+ * connections in different threads never interfere.
+ *
+ * Return convention: every function returning int returns 0 on success or a
+ * negative GB_E* code. gb_strerror() names the code; gb_errmsg() gives the
+ * detailed message of the last failure on a connection (for example the
+ * text a server sent with SERVER_ERROR).
+ *
+ * See Documentation/libgoblin.rst.
+ */
+#ifndef _GOBLIN_CLIENT_H
+#define _GOBLIN_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GB_KEY_MAX	250			/* bytes */
+#define GB_VALUE_MAX	(16u * 1024 * 1024)	/* bytes */
+
+enum gb_transport {
+	GB_TRANSPORT_TCP = 0,	/* memcache text protocol */
+	GB_TRANSPORT_RDMA = 1,	/* Goblin RDMA protocol over RC */
+};
+
+/* Error codes; functions return them negated. */
+enum gb_error {
+	GB_OK = 0,
+	GB_ENOTFOUND,	/* key not found */
+	GB_ENOTSTORED,	/* server did not store the value */
+	GB_EKEYLEN,	/* key empty or longer than GB_KEY_MAX */
+	GB_EKEY,	/* key has bytes the transport cannot carry */
+	GB_EVALLEN,	/* value larger than GB_VALUE_MAX or server limit */
+	GB_EREJECTED,	/* server rejected the request (reason in errmsg) */
+	GB_ESERVER,	/* server-side failure (text in errmsg) */
+	GB_ECONNLOST,	/* connection lost; the gb_conn is now unusable */
+	GB_ECONNECT,	/* could not establish the connection */
+	GB_EPROTO,	/* malformed or unexpected response; conn unusable */
+	GB_ETIMEDOUT,	/* no progress within the timeout; conn unusable */
+	GB_ENOMEM,	/* out of memory */
+	GB_EINVAL,	/* invalid argument */
+	GB_ENOSPC,	/* user buffer too small (needed size reported) */
+	GB_EBUSY,	/* too many views held: release one first */
+	GB_ENOTSUP,	/* transport or server does not support this */
+	GB_ESYS,	/* system call failed (errno text in errmsg) */
+	GB_ERROR_MAX,
+};
+
+/**
+ * struct gb_connect_opts - how to reach a server
+ * @transport:   GB_TRANSPORT_TCP or GB_TRANSPORT_RDMA
+ * @host:        address or host name of the server
+ * @port:        port (TCP port, or RDMA CM port)
+ * @window_size: RDMA: bytes per receive window (0 = library default)
+ * @windows:     RDMA: receive windows per connection (0 = default)
+ * @credits:     RDMA: outstanding control messages (0 = default)
+ * @timeout_ms:  per-operation I/O timeout; 0 = 10 s, negative = none
+ *
+ * Call gb_connect_opts_init() first so new fields get defaults.
+ */
+struct gb_connect_opts {
+	enum gb_transport transport;
+	const char *host;
+	uint16_t port;
+	uint32_t window_size;
+	uint32_t windows;
+	uint32_t credits;
+	int timeout_ms;
+};
+
+/**
+ * struct gb_timestamps - CLOCK_MONOTONIC times (ns) of one request
+ * @submit_ns:   request handed to the transport
+ * @header_ns:   response header seen (value length known)
+ * @payload_ns:  all value bytes present in client memory
+ * @complete_ns: response fully processed
+ *
+ * Fields not applicable to an operation (e.g. payload for a set) are 0.
+ */
+struct gb_timestamps {
+	uint64_t submit_ns;
+	uint64_t header_ns;
+	uint64_t payload_ns;
+	uint64_t complete_ns;
+};
+
+struct gb_conn;
+
+/**
+ * struct gb_view - zero-copy view of one chunk of a value
+ * @data:   first byte of this chunk (read-only, library-owned memory)
+ * @len:    bytes in this chunk
+ * @offset: offset of this chunk within the value
+ * @total:  length of the whole value
+ * @flags:  client flags stored with the value
+ * @ts:     timestamps of the request (payload/complete set at last chunk)
+ * @conn:   connection the view belongs to (private)
+ * @priv:   transport state (private)
+ * @slot:   transport state (private)
+ *
+ * Over RDMA @data points into the registered receive window the server
+ * wrote the chunk to; a value larger than one window arrives as several
+ * chunks in successive windows. Over TCP the whole value is one chunk.
+ */
+struct gb_view {
+	const void *data;
+	size_t len;
+	uint64_t offset;
+	uint64_t total;
+	uint32_t flags;
+	struct gb_timestamps ts;
+	struct gb_conn *conn;
+	void *priv;
+	int slot;
+};
+
+/* True when @v holds the last chunk of its value. */
+static inline int gb_view_last(const struct gb_view *v)
+{
+	return v->offset + v->len >= v->total;
+}
+
+/**
+ * typedef gb_chunk_fn - receives the results of gb_get_many()
+ * @arg:    caller cookie
+ * @idx:    index of the key in the batch
+ * @status: 0 when @v holds a chunk, else a negative GB_E* (e.g.
+ *          -GB_ENOTFOUND); then @v only has timestamps
+ * @v:      the chunk; valid only during the call
+ *
+ * Chunks of one value come in order; chunks of different keys may
+ * interleave over RDMA. The call with gb_view_last(v) true, or with
+ * @status != 0, is the last one for @idx.
+ */
+typedef void (*gb_chunk_fn)(void *arg, size_t idx, int status,
+			    const struct gb_view *v);
+
+void gb_connect_opts_init(struct gb_connect_opts *o);
+int gb_connect(const struct gb_connect_opts *o, struct gb_conn **connp);
+void gb_close(struct gb_conn *c);
+
+const char *gb_strerror(int err);
+const char *gb_errmsg(const struct gb_conn *c);
+const char *gb_transport_name(enum gb_transport t);
+int gb_transport_parse(const char *name, enum gb_transport *t);
+
+int gb_get(struct gb_conn *c, const char *key, size_t klen,
+	   struct gb_view *v);
+int gb_view_next(struct gb_view *v);
+void gb_release(struct gb_view *v);
+
+int gb_get_copy(struct gb_conn *c, const char *key, size_t klen,
+		void *buf, size_t buflen, size_t *vlen, uint32_t *flags,
+		struct gb_timestamps *ts);
+
+int gb_get_many(struct gb_conn *c, size_t n, const char *const *keys,
+		const size_t *klens, gb_chunk_fn fn, void *arg);
+
+int gb_set(struct gb_conn *c, const char *key, size_t klen,
+	   const void *val, size_t vlen, uint32_t flags, uint32_t exptime);
+int gb_delete(struct gb_conn *c, const char *key, size_t klen);
+int gb_touch(struct gb_conn *c, const char *key, size_t klen,
+	     uint32_t exptime);
+
+void gb_last_timestamps(const struct gb_conn *c, struct gb_timestamps *ts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _GOBLIN_CLIENT_H */

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgoblin: transport-independent entry points, argument checks, error
+ * reporting and the generic copy path.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+/* Message of the last failed gb_connect() in this thread. */
+static __thread char gb_connect_err[GB_ERRMSG_LEN];
+
+static const char *const gb_err_names[GB_ERROR_MAX] = {
+	[GB_OK]		= "success",
+	[GB_ENOTFOUND]	= "not found",
+	[GB_ENOTSTORED]	= "not stored",
+	[GB_EKEYLEN]	= "key too long or empty",
+	[GB_EKEY]	= "key contains invalid characters",
+	[GB_EVALLEN]	= "value too large",
+	[GB_EREJECTED]	= "server rejected the request",
+	[GB_ESERVER]	= "server error",
+	[GB_ECONNLOST]	= "connection lost",
+	[GB_ECONNECT]	= "connection failed",
+	[GB_EPROTO]	= "protocol error",
+	[GB_ETIMEDOUT]	= "timed out",
+	[GB_ENOMEM]	= "out of memory",
+	[GB_EINVAL]	= "invalid argument",
+	[GB_ENOSPC]	= "buffer too small",
+	[GB_EBUSY]	= "too many views held",
+	[GB_ENOTSUP]	= "not supported",
+	[GB_ESYS]	= "system error",
+};
+
+const char *gb_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= GB_ERROR_MAX)
+		return "unknown error";
+	return gb_err_names[err];
+}
+
+const char *gb_errmsg(const struct gb_conn *c)
+{
+	if (!c)
+		return gb_connect_err[0] ? gb_connect_err : "success";
+	return c->err[0] ? c->err : "success";
+}
+
+const char *gb_transport_name(enum gb_transport t)
+{
+	switch (t) {
+	case GB_TRANSPORT_TCP:
+		return "tcp";
+	case GB_TRANSPORT_RDMA:
+		return "rdma";
+	}
+	return "unknown";
+}
+
+int gb_transport_parse(const char *name, enum gb_transport *t)
+{
+	if (!name || !t)
+		return -GB_EINVAL;
+	if (!strcasecmp(name, "tcp") || !strcasecmp(name, "memcache")) {
+		*t = GB_TRANSPORT_TCP;
+		return 0;
+	}
+	if (!strcasecmp(name, "rdma")) {
+		*t = GB_TRANSPORT_RDMA;
+		return 0;
+	}
+	return -GB_EINVAL;
+}
+
+/**
+ * gb_sanitize() - copy untrusted bytes into a printable C string
+ * @dst:    destination
+ * @dstlen: size of @dst (> 0)
+ * @src:    bytes, possibly from the network
+ * @len:    number of bytes in @src
+ *
+ * Non-printable bytes become '?'. Return: length of the result.
+ */
+size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len)
+{
+	size_t i;
+
+	if (len > dstlen - 1)
+		len = dstlen - 1;
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		dst[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+	}
+	dst[len] = '\0';
+	return len;
+}
+
+static void gb_vset(struct gb_conn *c, int err, const char *fmt, va_list ap)
+{
+	int n = snprintf(c->err, sizeof(c->err), "%s: ", gb_strerror(err));
+
+	if (n < 0 || (size_t)n >= sizeof(c->err))
+		return;
+	vsnprintf(c->err + n, sizeof(c->err) - n, fmt, ap);
+}
+
+/**
+ * gb_fail() - record a failure that leaves the connection usable
+ * @c:   connection
+ * @err: positive GB_E* code
+ * @fmt: printf-style detail
+ *
+ * Return: -@err, so callers can "return gb_fail(...)".
+ */
+int gb_fail(struct gb_conn *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gb_vset(c, err, fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/**
+ * gb_fatal() - record a failure after which the connection is unusable
+ * @c:   connection
+ * @err: positive GB_E* code
+ * @fmt: printf-style detail
+ *
+ * Later calls on @c fail with the same code without touching the wire.
+ * Return: -@err.
+ */
+int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gb_vset(c, err, fmt, ap);
+	va_end(ap);
+	if (!c->dead)
+		c->dead = err;
+	return -err;
+}
+
+void gb_connect_opts_init(struct gb_connect_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->transport = GB_TRANSPORT_TCP;
+	o->host = "127.0.0.1";
+	o->port = 11211;
+}
+
+int gb_connect(const struct gb_connect_opts *o, struct gb_conn **connp)
+{
+	int ret;
+
+	gb_connect_err[0] = '\0';
+	if (!o || !connp || !o->host) {
+		snprintf(gb_connect_err, sizeof(gb_connect_err),
+			 "invalid argument");
+		return -GB_EINVAL;
+	}
+	*connp = NULL;
+	switch (o->transport) {
+	case GB_TRANSPORT_TCP:
+		ret = gb_tcp_connect(o, connp, gb_connect_err,
+				     sizeof(gb_connect_err));
+		break;
+	case GB_TRANSPORT_RDMA:
+		ret = gb_rdma_connect(o, connp, gb_connect_err,
+				      sizeof(gb_connect_err));
+		break;
+	default:
+		snprintf(gb_connect_err, sizeof(gb_connect_err),
+			 "unknown transport %d", (int)o->transport);
+		return -GB_EINVAL;
+	}
+	if (ret)
+		return ret;
+	(*connp)->timeout_ms = o->timeout_ms ? o->timeout_ms :
+					       GB_DEFAULT_TIMEOUT_MS;
+	return 0;
+}
+
+void gb_close(struct gb_conn *c)
+{
+	if (c)
+		c->be->close(c);
+}
+
+/* Common checks before any keyed request. */
+static int gb_precheck(struct gb_conn *c, const char *key, size_t klen)
+{
+	c->err[0] = '\0';
+	memset(&c->ts, 0, sizeof(c->ts));
+	if (c->dead)
+		return gb_fail(c, c->dead, "connection is no longer usable");
+	if (!key || !klen || klen > GB_KEY_MAX)
+		return gb_fail(c, GB_EKEYLEN, "key length %zu (limit %u)",
+			       klen, GB_KEY_MAX);
+	if (c->be->valid_key)
+		return c->be->valid_key(key, klen) ?
+			gb_fail(c, GB_EKEY, "%s keys cannot hold spaces or control bytes",
+				c->be->name) : 0;
+	return 0;
+}
+
+/**
+ * gb_get() - fetch a value as zero-copy chunks
+ * @c:    connection
+ * @key:  key bytes
+ * @klen: key length
+ * @v:    filled with the first chunk on success
+ *
+ * Walk further chunks with gb_view_next() while !gb_view_last(@v); call
+ * gb_release() when done, also after an early stop.
+ * Return: 0, -GB_ENOTFOUND, or another negative GB_E* code.
+ */
+int gb_get(struct gb_conn *c, const char *key, size_t klen, struct gb_view *v)
+{
+	int ret;
+
+	if (!c || !v)
+		return -GB_EINVAL;
+	memset(v, 0, sizeof(*v));
+	v->slot = -1;
+	ret = gb_precheck(c, key, klen);
+	if (ret)
+		return ret;
+	ret = c->be->get(c, key, klen, v);
+	if (ret) {
+		memset(v, 0, sizeof(*v));
+		v->slot = -1;
+		return ret;
+	}
+	v->conn = c;
+	return 0;
+}
+
+/**
+ * gb_view_next() - advance a view to the next chunk of its value
+ * @v: view from gb_get()
+ *
+ * The memory of the previous chunk is given back to the library.
+ * Return: 0, -GB_EINVAL if @v already held the last chunk, or an error.
+ */
+int gb_view_next(struct gb_view *v)
+{
+	struct gb_conn *c;
+
+	if (!v || !v->conn)
+		return -GB_EINVAL;
+	c = v->conn;
+	if (gb_view_last(v))
+		return gb_fail(c, GB_EINVAL, "view already at its last chunk");
+	if (c->dead)
+		return gb_fail(c, c->dead, "connection is no longer usable");
+	return c->be->view_next(c, v);
+}
+
+/**
+ * gb_release() - give the memory behind a view back to the library
+ * @v: view from gb_get() (may be mid-value, or already released)
+ */
+void gb_release(struct gb_view *v)
+{
+	if (!v || !v->conn)
+		return;
+	v->conn->be->release(v->conn, v);
+	v->conn = NULL;
+	v->data = NULL;
+	v->len = 0;
+}
+
+/**
+ * gb_get_copy() - fetch a whole value into a caller buffer
+ * @c:      connection
+ * @key:    key bytes
+ * @klen:   key length
+ * @buf:    destination (may be NULL when @buflen is 0)
+ * @buflen: size of @buf
+ * @vlen:   set to the value length (also on -GB_ENOSPC)
+ * @flags:  set to the stored client flags (may be NULL)
+ * @ts:     set to the request timestamps (may be NULL)
+ *
+ * Return: 0, -GB_ENOSPC if the value does not fit (nothing useful in @buf,
+ * *@vlen says how much is needed), -GB_ENOTFOUND, or another error.
+ */
+int gb_get_copy(struct gb_conn *c, const char *key, size_t klen,
+		void *buf, size_t buflen, size_t *vlen, uint32_t *flags,
+		struct gb_timestamps *ts)
+{
+	struct gb_view v;
+	size_t len = 0;
+	uint32_t fl = 0;
+	int ret;
+
+	if (!c || (!buf && buflen))
+		return -GB_EINVAL;
+	if (c->be->get_copy) {
+		ret = gb_precheck(c, key, klen);
+		if (!ret)
+			ret = c->be->get_copy(c, key, klen, buf, buflen,
+					      &len, &fl);
+		goto out;
+	}
+	ret = gb_get(c, key, klen, &v);
+	if (ret)
+		goto out;
+	len = v.total;
+	fl = v.flags;
+	if (v.total > buflen) {
+		gb_release(&v);
+		ret = gb_fail(c, GB_ENOSPC, "value is %zu bytes, buffer %zu",
+			      len, buflen);
+		goto out;
+	}
+	for (;;) {
+		if (v.len)
+			memcpy((char *)buf + v.offset, v.data, v.len);
+		if (gb_view_last(&v))
+			break;
+		ret = gb_view_next(&v);
+		if (ret)
+			break;
+	}
+	c->ts = v.ts;
+	gb_release(&v);
+out:
+	if (vlen)
+		*vlen = len;
+	if (flags)
+		*flags = fl;
+	if (ts)
+		*ts = c->ts;
+	return ret;
+}
+
+/**
+ * gb_get_many() - fetch a batch of keys, pipelined
+ * @c:     connection
+ * @n:     number of keys
+ * @keys:  key pointers
+ * @klens: key lengths
+ * @fn:    called for every chunk or per-key failure, see gb_chunk_fn
+ * @arg:   cookie for @fn
+ *
+ * Keys with an invalid length or bytes are reported through @fn with
+ * their error and not sent. Return: 0 once every key was reported, or a
+ * negative code if the connection failed (remaining keys are reported to
+ * @fn with that code).
+ */
+int gb_get_many(struct gb_conn *c, size_t n, const char *const *keys,
+		const size_t *klens, gb_chunk_fn fn, void *arg)
+{
+	if (!c || !fn || (n && (!keys || !klens)))
+		return -GB_EINVAL;
+	c->err[0] = '\0';
+	if (c->dead)
+		return gb_fail(c, c->dead, "connection is no longer usable");
+	if (!n)
+		return 0;
+	return c->be->get_many(c, n, keys, klens, fn, arg);
+}
+
+int gb_set(struct gb_conn *c, const char *key, size_t klen,
+	   const void *val, size_t vlen, uint32_t flags, uint32_t exptime)
+{
+	int ret;
+
+	if (!c || (!val && vlen))
+		return -GB_EINVAL;
+	ret = gb_precheck(c, key, klen);
+	if (ret)
+		return ret;
+	if (vlen > GB_VALUE_MAX)
+		return gb_fail(c, GB_EVALLEN, "value is %zu bytes (limit %u)",
+			       vlen, GB_VALUE_MAX);
+	return c->be->set(c, key, klen, val, vlen, flags, exptime);
+}
+
+int gb_delete(struct gb_conn *c, const char *key, size_t klen)
+{
+	int ret;
+
+	if (!c)
+		return -GB_EINVAL;
+	ret = gb_precheck(c, key, klen);
+	return ret ? ret : c->be->del(c, key, klen);
+}
+
+int gb_touch(struct gb_conn *c, const char *key, size_t klen,
+	     uint32_t exptime)
+{
+	int ret;
+
+	if (!c)
+		return -GB_EINVAL;
+	ret = gb_precheck(c, key, klen);
+	if (ret)
+		return ret;
+	if (!c->be->touch)
+		return gb_fail(c, GB_ENOTSUP, "%s has no touch", c->be->name);
+	return c->be->touch(c, key, klen, exptime);
+}
+
+void gb_last_timestamps(const struct gb_conn *c, struct gb_timestamps *ts)
+{
+	if (c && ts)
+		*ts = c->ts;
+}
+
+/**
+ * gb_server_text_err() - map a memcache-style error line to a code
+ * @c:    connection
+ * @line: response line without CRLF (untrusted)
+ * @len:  its length
+ *
+ * Return: negative code, message recorded, or 0 if @line is no error.
+ */
+int gb_server_text_err(struct gb_conn *c, const char *line, size_t len)
+{
+	char text[160];
+
+	if (len == 5 && !memcmp(line, "ERROR", 5))
+		return gb_fail(c, GB_EREJECTED, "unknown command");
+	if (len >= 12 && !memcmp(line, "CLIENT_ERROR", 12)) {
+		gb_sanitize(text, sizeof(text), line + 12 + (len > 12),
+			    len - 12 - (len > 12));
+		return gb_fail(c, GB_EREJECTED, "%s", text);
+	}
+	if (len >= 12 && !memcmp(line, "SERVER_ERROR", 12)) {
+		gb_sanitize(text, sizeof(text), line + 12 + (len > 12),
+			    len - 12 - (len > 12));
+		if (strstr(text, "too large"))
+			return gb_fail(c, GB_EVALLEN, "server says: %s", text);
+		return gb_fail(c, GB_ESERVER, "%s", text);
+	}
+	return 0;
+}

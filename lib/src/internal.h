@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgoblin internals: the transport-independent connection object and the
+ * table of operations each backend provides.
+ */
+#ifndef _GOBLIN_INTERNAL_H
+#define _GOBLIN_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include <goblin/client.h>
+
+#define GB_ERRMSG_LEN		256
+#define GB_DEFAULT_TIMEOUT_MS	10000
+
+/**
+ * struct gb_backend - one transport's implementation
+ * @name:      transport name for messages
+ * @get:       fetch the first chunk of a value into @v
+ * @view_next: replace the chunk in @v with the next one
+ * @release:   give back the memory behind @v (must tolerate mid-value)
+ * @get_copy:  optional direct copy path; NULL = generic via get/next
+ * @get_many:  pipelined batch fetch
+ * @set:       store a value
+ * @del:       delete a key
+ * @touch:     update the expiry of a key
+ * @valid_key: optional extra key check; returns 0 or -GB_EKEY
+ * @close:     tear down and free the backend (c itself included)
+ */
+struct gb_backend {
+	const char *name;
+	int (*get)(struct gb_conn *c, const char *key, size_t klen,
+		   struct gb_view *v);
+	int (*view_next)(struct gb_conn *c, struct gb_view *v);
+	void (*release)(struct gb_conn *c, struct gb_view *v);
+	int (*get_copy)(struct gb_conn *c, const char *key, size_t klen,
+			void *buf, size_t buflen, size_t *vlen,
+			uint32_t *flags);
+	int (*get_many)(struct gb_conn *c, size_t n, const char *const *keys,
+			const size_t *klens, gb_chunk_fn fn, void *arg);
+	int (*set)(struct gb_conn *c, const char *key, size_t klen,
+		   const void *val, size_t vlen, uint32_t flags,
+		   uint32_t exptime);
+	int (*del)(struct gb_conn *c, const char *key, size_t klen);
+	int (*touch)(struct gb_conn *c, const char *key, size_t klen,
+		     uint32_t exptime);
+	int (*valid_key)(const char *key, size_t klen);
+	void (*close)(struct gb_conn *c);
+};
+
+/**
+ * struct gb_conn - transport-independent part of a connection
+ * @be:         backend operations
+ * @dead:       0, or the error that made the connection unusable
+ * @timeout_ms: per-operation I/O timeout (negative: none)
+ * @ts:         timestamps of the last request
+ * @err:        message of the last failure
+ *
+ * Backends embed this as the first member of their own structure.
+ */
+struct gb_conn {
+	const struct gb_backend *be;
+	int dead;
+	int timeout_ms;
+	struct gb_timestamps ts;
+	char err[GB_ERRMSG_LEN];
+};
+
+static inline uint64_t gb_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int gb_fail(struct gb_conn *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int gb_server_text_err(struct gb_conn *c, const char *line, size_t len);
+size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len);
+
+int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
+		   char *err, size_t errlen);
+int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
+		    char *err, size_t errlen);
+
+#endif /* _GOBLIN_INTERNAL_H */
