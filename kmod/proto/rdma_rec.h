@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: validation of RDMA protocol v3 records and connect data.
+ *
+ * Plain C shared by the kernel server (kmod/rdma*.c) and the userspace
+ * client library: every byte handed to these functions is assumed hostile.
+ * Parsing never writes to the input and never reads past @len.
+ */
+#ifndef _GB_RDMA_REC_H
+#define _GB_RDMA_REC_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+#define gbr_le16(x)	le16_to_cpu(x)
+#define gbr_le32(x)	le32_to_cpu(x)
+#define gbr_le64(x)	le64_to_cpu(x)
+#define gbr_cpu16(x)	cpu_to_le16(x)
+#define gbr_cpu32(x)	cpu_to_le32(x)
+#define gbr_cpu64(x)	cpu_to_le64(x)
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+#include <linux/types.h>
+#define gbr_le16(x)	le16toh(x)
+#define gbr_le32(x)	le32toh(x)
+#define gbr_le64(x)	le64toh(x)
+#define gbr_cpu16(x)	htole16(x)
+#define gbr_cpu32(x)	htole32(x)
+#define gbr_cpu64(x)	htole64(x)
+#endif
+
+#include <linux/goblin_rdma.h>
+
+/* Result of gb_rdma_rec_parse(). */
+enum gb_rdma_parse {
+	GB_RDMA_PARSE_OK = 0,
+	GB_RDMA_PARSE_UNKNOWN,	/* unknown type: answer ERROR */
+	GB_RDMA_PARSE_CLIENT,	/* bad body: answer CLIENT_ERROR <msg> */
+	GB_RDMA_PARSE_FATAL,	/* cannot be answered: close connection */
+};
+
+/**
+ * struct gb_rdma_rec - a parsed record (host byte order)
+ * @type:    enum gb_rdma_rec_type
+ * @flags:   header flags
+ * @credits: credits granted by the sender
+ * @tag:     request tag
+ * @u:       type-specific fields; key pointers point into the input buffer,
+ *           get.off[i] is the offset of key i from the start of the record
+ */
+struct gb_rdma_rec {
+	__u8 type;
+	__u8 flags;
+	__u16 credits;
+	__u64 tag;
+	union {
+		struct {
+			__u16 nkeys;
+			__u16 off[GB_RDMA_GET_MAX_KEYS];
+			__u8 klen[GB_RDMA_GET_MAX_KEYS];
+		} get;
+		struct {
+			__u32 mode;
+			__u32 flags;
+			__s64 exptime;
+			__u64 cas;
+			__u64 bytes;
+			__u64 addr;
+			__u8 klen;
+			const char *key;
+		} set;
+		struct {
+			__s64 exptime;
+			__u64 cas;
+			__u8 klen;
+			const char *key;
+		} keyop;
+		struct {
+			__u64 windows;
+		} flow;
+		struct {
+			__u16 key_index;
+			__u8 klen;
+			__u32 flags;
+			__u64 bytes;
+			__u64 cas;
+			const char *key;
+		} value;
+		struct {
+			__u16 window;
+			__u16 flags;
+			__u32 len;
+			__u64 offset;
+			__u16 key_index;
+		} bulk;
+		struct {
+			__u16 hits;
+			__u16 misses;
+		} end;
+		struct {
+			__u32 status;
+			__u64 cas;
+		} status;
+		struct {
+			__u32 kind;
+			const char *msg;	/* NUL-terminated within record */
+		} error;
+		struct {
+			__u32 version;
+			const char *server;	/* NUL-terminated within record */
+		} version;
+	} u;
+};
+
+/**
+ * struct gb_rdma_geom - validated connect parameters (host byte order)
+ * @window_size:  bytes per window
+ * @window_count: windows offered
+ * @credits:      records the server may send
+ * @rkey:         remote key
+ * @window_base:  remote address of window 0
+ * @region_len:   bytes accessible from window_base
+ */
+struct gb_rdma_geom {
+	__u32 window_size;
+	__u16 window_count;
+	__u16 credits;
+	__u32 rkey;
+	__u64 window_base;
+	__u64 region_len;
+};
+
+bool gb_rdma_key_ok(const char *key, size_t len);
+int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
+		      const char **msg);
+enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
+						 struct gb_rdma_geom *geom);
+void gb_rdma_connect_build(struct gb_rdma_connect *c,
+			   const struct gb_rdma_geom *geom);
+const char *gb_rdma_reject_str(unsigned int reason);
+void gb_rdma_hdr_init(void *rec, __u8 type, __u64 tag, __u16 credits,
+		      __u16 body_len);
+int gb_rdma_get_add_key(void *rec, const char *key, size_t klen);
+
+#endif /* _GB_RDMA_REC_H */
