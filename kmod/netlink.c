@@ -1,12 +1,1287 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the netlink subsystem. */
+/*
+ * Goblin Store: generic netlink control plane (family "goblin").
+ *
+ * The wire format is described in uapi/linux/goblin.h and, authoritatively,
+ * in Documentation/netlink/specs/goblin.yaml; scripts/nl-spec-check keeps the
+ * policy tables below in line with the spec, so they are written one
+ * attribute per line in a fixed style.
+ *
+ * Locking: the family is not parallel_ops, so every doit and dumpit runs
+ * under genl_mutex; the settings this file keeps itself (promotion, mlock,
+ * cores, NUMA policy) need no other lock. The event senders run in any
+ * context and only read gb_nl_ready under RCU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
+#include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+#include <linux/vmstat.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <linux/goblin.h>
+
 #include "goblin.h"
+#include "listener.h"
+#include "netlink.h"
+#include "store.h"
+
+enum gb_nl_mcgrp {
+	GB_NL_MCGRP_EVENTS,
+};
+
+/* Settings not (yet) consumed by the store; reported back as set. */
+static u32 gb_nl_promotion;
+static u8 gb_nl_mlock;
+static u32 gb_nl_cores;
+static u8 gb_nl_numa_policy = GOBLIN_NUMA_LOCAL;
+static u32 gb_nl_numa_node;
+
+static bool gb_nl_ready;
+static atomic_t gb_nl_listener_gen = ATOMIC_INIT(1);
+static atomic_t gb_nl_conn_gen = ATOMIC_INIT(1);
+static gb_conn_walk_fn gb_nl_conn_walk[GB_LISTENER_KIND_MAX];
+
+static struct genl_family gb_nl_family;
+
+/* ---------------------------------------------------------------------- */
+/* Policies                                                               */
+
+static struct netlink_range_validation gb_range_memory = {
+	.min = SZ_1M,
+	.max = U64_MAX,
+};
+
+static struct netlink_range_validation gb_range_block = {
+	.min = SZ_4K,
+	.max = SZ_1G,
+};
+
+static struct netlink_range_validation gb_range_ram_head = {
+	.min = SZ_4K,
+	.max = SZ_16M,
+};
+
+static struct netlink_range_validation gb_range_window = {
+	.min = SZ_4K,
+	.max = SZ_64M,
+};
+
+static struct netlink_range_validation gb_range_max_conns = {
+	.min = 1,
+	.max = 1048576,
+};
+
+static struct netlink_range_validation gb_range_idle_timeout = {
+	.min = 0,
+	.max = 604800,
+};
+
+static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_MEMORY] = NLA_POLICY_FULL_RANGE(NLA_U64, &gb_range_memory),
+	[GOBLIN_A_BLOCK] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_block),
+	[GOBLIN_A_RAM_HEAD] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_ram_head),
+	[GOBLIN_A_SSD_DIR] = { .type = NLA_NUL_STRING, .len = GOBLIN_PATH_MAX - 1 },
+	[GOBLIN_A_SSD_MAX] = { .type = NLA_U64 },
+	[GOBLIN_A_PROMOTION] = NLA_POLICY_MAX(NLA_U32, 1000),
+	[GOBLIN_A_MLOCK] = NLA_POLICY_MAX(NLA_U8, 1),
+	[GOBLIN_A_CORES] = NLA_POLICY_MAX(NLA_U32, 4096),
+};
+
+static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_LISTENER_KIND] = NLA_POLICY_MAX(NLA_U8, GOBLIN_LISTENER_HTTP),
+	[GOBLIN_A_ADDR4] = NLA_POLICY_EXACT_LEN(4),
+	[GOBLIN_A_ADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[GOBLIN_A_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[GOBLIN_A_WINDOW] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_window),
+	[GOBLIN_A_WINDOWS] = NLA_POLICY_RANGE(NLA_U32, 1, 64),
+	[GOBLIN_A_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
+	[GOBLIN_A_IDLE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_idle_timeout),
+	[GOBLIN_A_CREDITS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
+};
+
+static const struct nla_policy gb_listener_del_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_LISTENER_KIND] = NLA_POLICY_MAX(NLA_U8, GOBLIN_LISTENER_HTTP),
+	[GOBLIN_A_ADDR4] = NLA_POLICY_EXACT_LEN(4),
+	[GOBLIN_A_ADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[GOBLIN_A_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+};
+
+static const struct nla_policy gb_kind_filter_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_LISTENER_KIND] = NLA_POLICY_MAX(NLA_U8, GOBLIN_LISTENER_HTTP),
+};
+
+static const struct nla_policy gb_obj_get_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_KEY] = NLA_POLICY_RANGE(NLA_BINARY, 1, GOBLIN_KEY_MAX),
+	[GOBLIN_A_PREFIX] = { .type = NLA_BINARY, .len = GOBLIN_KEY_MAX },
+};
+
+static const struct nla_policy gb_numa_set_policy[GOBLIN_A_MAX + 1] = {
+	[GOBLIN_A_NUMA_POLICY] = NLA_POLICY_MAX(NLA_U8, GOBLIN_NUMA_BIND),
+	[GOBLIN_A_NUMA_NODE] = { .type = NLA_U32 },
+};
+
+/* Used by requests that take no attributes at all. */
+static const struct nla_policy gb_empty_policy[GOBLIN_A_MAX + 1] = {
+};
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                */
+
+static bool gb_nl_has_msg(const struct genl_info *info)
+{
+	return info->extack && info->extack->_msg;
+}
+
+static int gb_nl_put_addr(struct sk_buff *skb,
+			  const struct sockaddr_storage *ss,
+			  int a4, int a6, int aport)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)ss;
+
+		if (nla_put_in_addr(skb, a4, sin->sin_addr.s_addr) ||
+		    nla_put_u16(skb, aport, ntohs(sin->sin_port)))
+			return -EMSGSIZE;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)ss;
+
+		if (nla_put_in6_addr(skb, a6, &sin6->sin6_addr) ||
+		    nla_put_u16(skb, aport, ntohs(sin6->sin6_port)))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* Build a sockaddr from ADDR4|ADDR6 + PORT; exactly one address family. */
+static int gb_nl_get_addr(struct genl_info *info, struct sockaddr_storage *ss)
+{
+	struct nlattr **tb = info->attrs;
+
+	memset(ss, 0, sizeof(*ss));
+	if (tb[GOBLIN_A_ADDR4] && tb[GOBLIN_A_ADDR6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_ADDR6],
+				    "address: give IPv4 or IPv6, not both");
+		return -EINVAL;
+	}
+	if (!tb[GOBLIN_A_ADDR4] && !tb[GOBLIN_A_ADDR6]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, GOBLIN_A_ADDR4);
+		NL_SET_ERR_MSG(info->extack, "address: missing");
+		return -EINVAL;
+	}
+	if (!tb[GOBLIN_A_PORT]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, GOBLIN_A_PORT);
+		NL_SET_ERR_MSG(info->extack, "port: missing");
+		return -EINVAL;
+	}
+	if (tb[GOBLIN_A_ADDR4]) {
+		struct sockaddr_in *sin = (void *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = nla_get_in_addr(tb[GOBLIN_A_ADDR4]);
+		sin->sin_port = htons(nla_get_u16(tb[GOBLIN_A_PORT]));
+	} else {
+		struct sockaddr_in6 *sin6 = (void *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = nla_get_in6_addr(tb[GOBLIN_A_ADDR6]);
+		sin6->sin6_port = htons(nla_get_u16(tb[GOBLIN_A_PORT]));
+	}
+	return 0;
+}
+
+/* The transport of a request; NULL (with extack set) when unavailable. */
+static const struct gb_listener_ops *gb_nl_get_ops(struct genl_info *info,
+						   enum gb_listener_kind *kind)
+{
+	struct nlattr *attr = info->attrs[GOBLIN_A_LISTENER_KIND];
+	const struct gb_listener_ops *ops;
+
+	if (!attr) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, GOBLIN_A_LISTENER_KIND);
+		NL_SET_ERR_MSG(info->extack, "listener kind: missing");
+		return NULL;
+	}
+	*kind = nla_get_u8(attr);
+	ops = READ_ONCE(gb_listener_ops[*kind]);
+	if (!ops) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "listener kind: transport not supported");
+		return NULL;
+	}
+	return ops;
+}
+
+static struct sk_buff *gb_nl_reply_new(struct genl_info *info, void **hdr)
+{
+	struct sk_buff *skb;
+
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put_reply(skb, info, &gb_nl_family, 0,
+				 info->genlhdr->cmd);
+	if (!*hdr) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static int gb_nl_reply_send(struct sk_buff *skb, void *hdr,
+			    struct genl_info *info)
+{
+	genlmsg_end(skb, hdr);
+	return genlmsg_reply(skb, info);
+}
+
+/* Start one dump message; NULL when the skb is full. */
+static void *gb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &gb_nl_family, NLM_F_MULTI,
+			  genl_dumpit_info(cb)->op.cmd);
+	if (hdr)
+		genl_dump_check_consistent(cb, hdr);
+	return hdr;
+}
+
+/* ---------------------------------------------------------------------- */
+/* VERSION_GET, STORE_GET/SET, FLUSH                                      */
+
+static int gb_nl_version_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, GOBLIN_A_VERSION, GB_VERSION)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return gb_nl_reply_send(msg, hdr, info);
+}
+
+static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gb_store_config cfg;
+	struct sk_buff *msg;
+	void *hdr;
+
+	gb_store_get_config(&cfg);
+	cfg.ssd_dir[sizeof(cfg.ssd_dir) - 1] = '\0';
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64_64bit(msg, GOBLIN_A_MEMORY, cfg.memory, GOBLIN_A_PAD) ||
+	    nla_put_u32(msg, GOBLIN_A_BLOCK, cfg.block) ||
+	    nla_put_u32(msg, GOBLIN_A_RAM_HEAD, cfg.ram_head) ||
+	    nla_put_string(msg, GOBLIN_A_SSD_DIR, cfg.ssd_dir) ||
+	    nla_put_u64_64bit(msg, GOBLIN_A_SSD_MAX, cfg.ssd_max,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u32(msg, GOBLIN_A_PROMOTION, gb_nl_promotion) ||
+	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_nl_mlock) ||
+	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return gb_nl_reply_send(msg, hdr, info);
+}
+
+static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct gb_store_config cfg;
+	u32 cores = gb_nl_cores;
+	bool store = false;
+	int err;
+
+	gb_store_get_config(&cfg);
+	if (tb[GOBLIN_A_CORES]) {
+		cores = nla_get_u32(tb[GOBLIN_A_CORES]);
+		if (cores > num_online_cpus()) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_CORES],
+					    "cores: more than the online CPUs");
+			return -ERANGE;
+		}
+	}
+	if (tb[GOBLIN_A_MEMORY]) {
+		cfg.memory = nla_get_u64(tb[GOBLIN_A_MEMORY]);
+		store = true;
+	}
+	if (tb[GOBLIN_A_BLOCK]) {
+		cfg.block = nla_get_u32(tb[GOBLIN_A_BLOCK]);
+		if (!is_power_of_2(cfg.block) || cfg.block < PAGE_SIZE) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_BLOCK],
+					    "block: must be a power of two of at least a page");
+			return -EINVAL;
+		}
+		store = true;
+	}
+	if (tb[GOBLIN_A_RAM_HEAD]) {
+		cfg.ram_head = nla_get_u32(tb[GOBLIN_A_RAM_HEAD]);
+		if (cfg.ram_head < PAGE_SIZE || !PAGE_ALIGNED(cfg.ram_head)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_RAM_HEAD],
+					    "ram_head: must be a multiple of the page size");
+			return -EINVAL;
+		}
+		store = true;
+	}
+	if (tb[GOBLIN_A_SSD_DIR]) {
+		nla_strscpy(cfg.ssd_dir, tb[GOBLIN_A_SSD_DIR],
+			    sizeof(cfg.ssd_dir));
+		if (cfg.ssd_dir[0] && cfg.ssd_dir[0] != '/') {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_SSD_DIR],
+					    "ssd_dir: must be an absolute path");
+			return -EINVAL;
+		}
+		store = true;
+	}
+	if (tb[GOBLIN_A_SSD_MAX]) {
+		cfg.ssd_max = nla_get_u64(tb[GOBLIN_A_SSD_MAX]);
+		store = true;
+	}
+
+	/* The store validates the whole set and applies all or nothing. */
+	if (store) {
+		err = gb_store_set_config(&cfg, info->extack);
+		if (err) {
+			if (!gb_nl_has_msg(info))
+				NL_SET_ERR_MSG(info->extack,
+					       "store rejected the configuration");
+			return err;
+		}
+	}
+	if (tb[GOBLIN_A_PROMOTION])
+		gb_nl_promotion = nla_get_u32(tb[GOBLIN_A_PROMOTION]);
+	if (tb[GOBLIN_A_MLOCK])
+		gb_nl_mlock = nla_get_u8(tb[GOBLIN_A_MLOCK]);
+	gb_nl_cores = cores;
+	return 0;
+}
+
+static int gb_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	gb_store_flush(gb_now());
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* STATS_GET                                                              */
+
+struct gb_nl_lsum {
+	u64 listeners;
+	u64 conns;
+	u64 conns_total;
+	u64 refused;
+};
+
+static int gb_nl_lsum_visit(const struct gb_listener_info *li, void *arg)
+{
+	struct gb_nl_lsum *sum = arg;
+
+	sum->listeners++;
+	sum->conns += li->conns;
+	sum->conns_total += li->conns_total;
+	sum->refused += li->refused;
+	return 0;
+}
+
+static void gb_nl_listener_sum(struct gb_nl_lsum *sum)
+{
+	const struct gb_listener_ops *ops;
+	u32 cursor;
+	int kind;
+
+	memset(sum, 0, sizeof(*sum));
+	for (kind = 0; kind < GB_LISTENER_KIND_MAX; kind++) {
+		ops = READ_ONCE(gb_listener_ops[kind]);
+		if (!ops || !ops->walk)
+			continue;
+		cursor = 0;
+		ops->walk(&cursor, gb_nl_lsum_visit, sum);
+	}
+}
+
+static int gb_nl_put_stat(struct sk_buff *skb, int type, u64 val)
+{
+	return nla_put_u64_64bit(skb, type, val, GOBLIN_STATS_A_PAD);
+}
+
+static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
+			   const struct gb_nl_lsum *sum)
+{
+	const struct {
+		int type;
+		u64 val;
+	} v[] = {
+		{ GOBLIN_STATS_A_CURR_ITEMS, st->curr_items },
+		{ GOBLIN_STATS_A_TOTAL_ITEMS, st->total_items },
+		{ GOBLIN_STATS_A_BYTES, st->bytes },
+		{ GOBLIN_STATS_A_HEAD_BYTES, st->head_bytes },
+		{ GOBLIN_STATS_A_TAIL_BYTES, st->tail_bytes },
+		{ GOBLIN_STATS_A_EVICTIONS, st->evictions },
+		{ GOBLIN_STATS_A_EXPIRED_UNFETCHED, st->expired_unfetched },
+		{ GOBLIN_STATS_A_RECLAIMED, st->reclaimed },
+		{ GOBLIN_STATS_A_GET_HITS, st->get_hits },
+		{ GOBLIN_STATS_A_GET_MISSES, st->get_misses },
+		{ GOBLIN_STATS_A_GET_EXPIRED, st->get_expired },
+		{ GOBLIN_STATS_A_GET_FLUSHED, st->get_flushed },
+		{ GOBLIN_STATS_A_CMD_SET, st->cmd_set },
+		{ GOBLIN_STATS_A_CMD_TOUCH, st->cmd_touch },
+		{ GOBLIN_STATS_A_TOUCH_HITS, st->touch_hits },
+		{ GOBLIN_STATS_A_TOUCH_MISSES, st->touch_misses },
+		{ GOBLIN_STATS_A_DELETE_HITS, st->delete_hits },
+		{ GOBLIN_STATS_A_DELETE_MISSES, st->delete_misses },
+		{ GOBLIN_STATS_A_INCR_HITS, st->incr_hits },
+		{ GOBLIN_STATS_A_INCR_MISSES, st->incr_misses },
+		{ GOBLIN_STATS_A_DECR_HITS, st->decr_hits },
+		{ GOBLIN_STATS_A_DECR_MISSES, st->decr_misses },
+		{ GOBLIN_STATS_A_CAS_HITS, st->cas_hits },
+		{ GOBLIN_STATS_A_CAS_MISSES, st->cas_misses },
+		{ GOBLIN_STATS_A_CAS_BADVAL, st->cas_badval },
+		{ GOBLIN_STATS_A_BLOCKS_TOTAL, st->blocks_total },
+		{ GOBLIN_STATS_A_BLOCKS_HUGE, st->blocks_huge },
+		{ GOBLIN_STATS_A_BLOCKS_SMALL, st->blocks_small },
+		{ GOBLIN_STATS_A_PAGES_FREE, st->pages_free },
+		{ GOBLIN_STATS_A_MEMORY_LIMIT, st->memory_limit },
+		{ GOBLIN_STATS_A_SSD_LIMIT, st->ssd_limit },
+		{ GOBLIN_STATS_A_LISTENERS, sum->listeners },
+		{ GOBLIN_STATS_A_CONNS, sum->conns },
+		{ GOBLIN_STATS_A_CONNS_TOTAL, sum->conns_total },
+		{ GOBLIN_STATS_A_REFUSED, sum->refused },
+	};
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, GOBLIN_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		if (gb_nl_put_stat(skb, v[i].type, v[i].val)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int gb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gb_store_stats *st;
+	struct gb_nl_lsum sum;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	gb_store_get_stats(st);
+	gb_nl_listener_sum(&sum);
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg) {
+		kfree(st);
+		return -ENOMEM;
+	}
+	err = gb_nl_put_stats(msg, st, &sum);
+	kfree(st);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return gb_nl_reply_send(msg, hdr, info);
+}
+
+/* ---------------------------------------------------------------------- */
+/* LISTENER_ADD/DEL/GET                                                   */
+
+static void gb_nl_fallback_msg(struct genl_info *info, int err)
+{
+	if (gb_nl_has_msg(info))
+		return;
+	switch (err) {
+	case -EADDRINUSE:
+		NL_SET_ERR_MSG(info->extack, "address: already in use");
+		break;
+	case -EEXIST:
+		NL_SET_ERR_MSG(info->extack, "address: listener already exists");
+		break;
+	case -EADDRNOTAVAIL:
+		NL_SET_ERR_MSG(info->extack, "address: not available on this host");
+		break;
+	case -ENODEV:
+		NL_SET_ERR_MSG(info->extack, "address: no RDMA device has this address");
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG(info->extack, "address: no such listener");
+		break;
+	case -ENOMEM:
+		NL_SET_ERR_MSG(info->extack, "out of memory");
+		break;
+	default:
+		NL_SET_ERR_MSG(info->extack, "transport refused the request");
+		break;
+	}
+}
+
+static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
+{
+	static const int rdma_only[] = {
+		GOBLIN_A_WINDOW, GOBLIN_A_WINDOWS, GOBLIN_A_CREDITS,
+	};
+	const struct gb_listener_ops *ops;
+	struct nlattr **tb = info->attrs;
+	struct gb_listener_config cfg;
+	enum gb_listener_kind kind;
+	int i, err;
+
+	ops = gb_nl_get_ops(info, &kind);
+	if (!ops)
+		return info->attrs[GOBLIN_A_LISTENER_KIND] ? -EOPNOTSUPP : -EINVAL;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kind = kind;
+	err = gb_nl_get_addr(info, &cfg.addr);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(rdma_only); i++) {
+		if (kind != GB_LISTENER_RDMA && tb[rdma_only[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[rdma_only[i]],
+					    "window/credits: only RDMA listeners have them");
+			return -EINVAL;
+		}
+	}
+	if (tb[GOBLIN_A_WINDOW]) {
+		cfg.window = nla_get_u32(tb[GOBLIN_A_WINDOW]);
+		if (!PAGE_ALIGNED(cfg.window)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_WINDOW],
+					    "window: must be a multiple of the page size");
+			return -EINVAL;
+		}
+	}
+	if (tb[GOBLIN_A_WINDOWS])
+		cfg.windows = nla_get_u32(tb[GOBLIN_A_WINDOWS]);
+	if (tb[GOBLIN_A_CREDITS])
+		cfg.credits = nla_get_u32(tb[GOBLIN_A_CREDITS]);
+	if (tb[GOBLIN_A_MAX_CONNS])
+		cfg.max_conns = nla_get_u32(tb[GOBLIN_A_MAX_CONNS]);
+	if (tb[GOBLIN_A_IDLE_TIMEOUT])
+		cfg.idle_timeout = nla_get_u32(tb[GOBLIN_A_IDLE_TIMEOUT]);
+	if (!ops->add) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_LISTENER_KIND],
+				    "listener kind: transport not supported");
+		return -EOPNOTSUPP;
+	}
+	err = ops->add(&cfg, info->extack);
+	if (err)
+		gb_nl_fallback_msg(info, err);
+	return err;
+}
+
+static int gb_nl_listener_del(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct gb_listener_ops *ops;
+	struct sockaddr_storage addr;
+	enum gb_listener_kind kind;
+	int err;
+
+	ops = gb_nl_get_ops(info, &kind);
+	if (!ops)
+		return info->attrs[GOBLIN_A_LISTENER_KIND] ? -EOPNOTSUPP : -EINVAL;
+	err = gb_nl_get_addr(info, &addr);
+	if (err)
+		return err;
+	if (!ops->del) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GOBLIN_A_LISTENER_KIND],
+				    "listener kind: transport not supported");
+		return -EOPNOTSUPP;
+	}
+	err = ops->del(&addr, info->extack);
+	if (err)
+		gb_nl_fallback_msg(info, err);
+	return err;
+}
+
+static int gb_nl_put_listener(struct sk_buff *skb,
+			      const struct gb_listener_info *li)
+{
+	const struct gb_listener_config *c = &li->cfg;
+
+	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, c->kind) ||
+	    nla_put_u32(skb, GOBLIN_A_LISTENER_ID, li->id) ||
+	    gb_nl_put_addr(skb, &c->addr, GOBLIN_A_ADDR4, GOBLIN_A_ADDR6,
+			   GOBLIN_A_PORT) ||
+	    nla_put_u32(skb, GOBLIN_A_MAX_CONNS, c->max_conns) ||
+	    nla_put_u32(skb, GOBLIN_A_IDLE_TIMEOUT, c->idle_timeout) ||
+	    nla_put_u32(skb, GOBLIN_A_CONNS, li->conns) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_CONNS_TOTAL, li->conns_total,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_REFUSED, li->refused,
+			      GOBLIN_A_PAD))
+		return -EMSGSIZE;
+	if (c->kind == GB_LISTENER_RDMA &&
+	    (nla_put_u32(skb, GOBLIN_A_WINDOW, c->window) ||
+	     nla_put_u32(skb, GOBLIN_A_WINDOWS, c->windows) ||
+	     nla_put_u32(skb, GOBLIN_A_CREDITS, c->credits)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Dump cursors, kept in cb->ctx between dumpit calls. */
+struct gb_nl_listener_ctx {
+	u32 kind;
+	u32 last_id;
+	bool done;
+};
+
+struct gb_nl_conn_ctx {
+	u64 last_id;
+	u32 kind;
+	bool done;
+};
+
+struct gb_nl_obj_ctx {
+	u64 cursor;
+	bool done;
+};
+
+struct gb_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	void *ctx;
+	const u8 *prefix;
+	unsigned int plen;
+	unsigned int count;
+};
+
+static int gb_nl_listener_visit(const struct gb_listener_info *li, void *arg)
+{
+	struct gb_nl_dump *d = arg;
+	struct gb_nl_listener_ctx *ctx = d->ctx;
+	void *hdr;
+
+	if (li->id <= ctx->last_id)
+		return 0;
+	hdr = gb_nl_dump_put(d->skb, d->cb);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (gb_nl_put_listener(d->skb, li)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	ctx->last_id = li->id;
+	d->count++;
+	return 0;
+}
+
+/* Kind filter of a dump request, or -1 for all kinds. */
+static int gb_nl_dump_kind(struct netlink_callback *cb)
+{
+	struct nlattr *attr = genl_dumpit_info(cb)->attrs[GOBLIN_A_LISTENER_KIND];
+
+	return attr ? nla_get_u8(attr) : -1;
+}
+
+static int gb_nl_listener_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct gb_nl_listener_ctx *ctx = (void *)cb->ctx;
+	struct gb_nl_dump d = { .skb = skb, .cb = cb, .ctx = ctx };
+	const struct gb_listener_ops *ops;
+	int filter = gb_nl_dump_kind(cb);
+	u32 cursor;
+	int err;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (ctx->done)
+		return 0;
+	cb->seq = atomic_read(&gb_nl_listener_gen);
+	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
+		if (filter >= 0 && ctx->kind != filter)
+			continue;
+		ops = READ_ONCE(gb_listener_ops[ctx->kind]);
+		if (!ops || !ops->walk)
+			continue;
+		cursor = ctx->last_id;
+		err = ops->walk(&cursor, gb_nl_listener_visit, &d);
+		if (err == -EMSGSIZE && d.count)
+			return skb->len;
+		if (err)
+			return err;
+	}
+	ctx->done = true;
+	return skb->len;
+}
+
+/* ---------------------------------------------------------------------- */
+/* CONN_GET                                                               */
+
+static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
+{
+	struct gb_nl_dump *d = arg;
+	struct gb_nl_conn_ctx *ctx = d->ctx;
+	struct sk_buff *skb = d->skb;
+	void *hdr;
+
+	if (ci->id <= ctx->last_id)
+		return 0;
+	hdr = gb_nl_dump_put(skb, d->cb);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, ci->kind) ||
+	    nla_put_u32(skb, GOBLIN_A_LISTENER_ID, ci->listener_id) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_CONN_ID, ci->id, GOBLIN_A_PAD) ||
+	    gb_nl_put_addr(skb, &ci->peer, GOBLIN_A_PEER_ADDR4,
+			   GOBLIN_A_PEER_ADDR6, GOBLIN_A_PEER_PORT) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_RX_BYTES, ci->rx_bytes,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_TX_BYTES, ci->tx_bytes,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_CMDS, ci->cmds, GOBLIN_A_PAD) ||
+	    nla_put_u32(skb, GOBLIN_A_IDLE, ci->idle) ||
+	    (ci->device[0] &&
+	     nla_put(skb, GOBLIN_A_DEVICE,
+		     strnlen(ci->device, sizeof(ci->device) - 1) + 1,
+		     ci->device))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	ctx->last_id = ci->id;
+	d->count++;
+	return 0;
+}
+
+static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct gb_nl_conn_ctx *ctx = (void *)cb->ctx;
+	struct gb_nl_dump d = { .skb = skb, .cb = cb, .ctx = ctx };
+	int filter = gb_nl_dump_kind(cb);
+	gb_conn_walk_fn walk;
+	u64 cursor;
+	int err;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (ctx->done)
+		return 0;
+	cb->seq = atomic_read(&gb_nl_conn_gen);
+	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
+		if (filter >= 0 && ctx->kind != filter)
+			continue;
+		walk = READ_ONCE(gb_nl_conn_walk[ctx->kind]);
+		if (!walk)
+			continue;
+		cursor = ctx->last_id;
+		err = walk(&cursor, gb_nl_conn_visit, &d);
+		if (err == -EMSGSIZE && d.count)
+			return skb->len;
+		if (err)
+			return err;
+	}
+	ctx->done = true;
+	return skb->len;
+}
+
+/**
+ * gb_nl_set_conn_walk - register a transport's connection walker
+ * @kind: transport
+ * @walk: walker, or NULL to unregister (at transport exit)
+ *
+ * See kmod/netlink.h for the walker contract.
+ */
+void gb_nl_set_conn_walk(enum gb_listener_kind kind, gb_conn_walk_fn walk)
+{
+	if (kind < GB_LISTENER_KIND_MAX)
+		WRITE_ONCE(gb_nl_conn_walk[kind], walk);
+}
+
+/* ---------------------------------------------------------------------- */
+/* OBJ_GET                                                                */
+
+static int gb_nl_put_obj(struct sk_buff *skb, const struct gb_obj *obj)
+{
+	if (nla_put(skb, GOBLIN_A_KEY, obj->klen, obj->key) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_OBJ_LEN, obj->len, GOBLIN_A_PAD) ||
+	    nla_put_u32(skb, GOBLIN_A_OBJ_FLAGS, obj->flags) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_OBJ_CAS, obj->cas, GOBLIN_A_PAD) ||
+	    nla_put_s64(skb, GOBLIN_A_OBJ_EXPTIME, obj->exptime, GOBLIN_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *key = info->attrs[GOBLIN_A_KEY];
+	struct sk_buff *msg;
+	struct gb_obj *obj;
+	void *hdr;
+	int err;
+
+	if (!key) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, GOBLIN_A_KEY);
+		NL_SET_ERR_MSG(info->extack, "key: missing");
+		return -EINVAL;
+	}
+	obj = gb_store_get(nla_data(key), nla_len(key));
+	if (!obj) {
+		NL_SET_ERR_MSG_ATTR(info->extack, key, "key: no such object");
+		return -ENOENT;
+	}
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	err = gb_nl_put_obj(msg, obj);
+	gb_obj_put(obj);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return gb_nl_reply_send(msg, hdr, info);
+}
+
+static int gb_nl_obj_visit(struct gb_obj *obj, void *arg)
+{
+	struct gb_nl_dump *d = arg;
+	void *hdr;
+
+	if (d->plen && (obj->klen < d->plen ||
+			memcmp(obj->key, d->prefix, d->plen)))
+		return 0;
+	hdr = gb_nl_dump_put(d->skb, d->cb);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (gb_nl_put_obj(d->skb, obj)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	d->count++;
+	return 0;
+}
+
+static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct gb_nl_obj_ctx *ctx = (void *)cb->ctx;
+	struct nlattr *prefix = genl_dumpit_info(cb)->attrs[GOBLIN_A_PREFIX];
+	struct gb_nl_dump d = { .skb = skb, .cb = cb, .ctx = ctx };
+	int err;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (ctx->done)
+		return 0;
+	if (prefix) {
+		d.prefix = nla_data(prefix);
+		d.plen = nla_len(prefix);
+	}
+	cb->seq = gb_store_generation() ?: 1;
+	err = gb_store_walk(&ctx->cursor, gb_nl_obj_visit, &d);
+	if (err == -EMSGSIZE && d.count)
+		return skb->len;
+	if (err)
+		return err;
+	ctx->done = true;
+	return skb->len;
+}
+
+/* ---------------------------------------------------------------------- */
+/* NUMA_GET/SET                                                           */
+
+static int gb_nl_put_node(struct sk_buff *skb, int nid)
+{
+	u64 total = 0, free = 0;
+	struct nlattr *nest;
+	struct zone *zone;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		zone = &NODE_DATA(nid)->node_zones[z];
+		total += zone_managed_pages(zone);
+		free += zone_page_state(zone, NR_FREE_PAGES);
+	}
+	nest = nla_nest_start(skb, GOBLIN_A_NODE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GOBLIN_NODE_A_ID, nid) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_MEM_TOTAL, total << PAGE_SHIFT,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_MEM_FREE, free << PAGE_SHIFT,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u32(skb, GOBLIN_NODE_A_CPUS, nr_cpus_node(nid))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int nid;
+
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u8(msg, GOBLIN_A_NUMA_POLICY, gb_nl_numa_policy) ||
+	    nla_put_u32(msg, GOBLIN_A_NUMA_NODE, gb_nl_numa_node))
+		goto too_big;
+	for_each_online_node(nid) {
+		if (gb_nl_put_node(msg, nid))
+			goto too_big;
+	}
+	return gb_nl_reply_send(msg, hdr, info);
+too_big:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int gb_nl_numa_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *pol = info->attrs[GOBLIN_A_NUMA_POLICY];
+	struct nlattr *node = info->attrs[GOBLIN_A_NUMA_NODE];
+	u8 policy = gb_nl_numa_policy;
+	u32 nid = gb_nl_numa_node;
+
+	if (pol)
+		policy = nla_get_u8(pol);
+	if (node) {
+		nid = nla_get_u32(node);
+		if (nid >= MAX_NUMNODES || !node_online(nid)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, node,
+					    "node: no such online NUMA node");
+			return -EINVAL;
+		}
+	}
+	if (policy == GOBLIN_NUMA_BIND && !node) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, GOBLIN_A_NUMA_NODE);
+		NL_SET_ERR_MSG(info->extack, "node: required by policy bind");
+		return -EINVAL;
+	}
+	gb_nl_numa_policy = policy;
+	gb_nl_numa_node = nid;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Events                                                                 */
+
+static struct sk_buff *gb_nl_event_new(u8 cmd, void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(gb_nl_ready) ||
+	    !genl_has_listeners(&gb_nl_family, &init_net, GB_NL_MCGRP_EVENTS))
+		return NULL;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &gb_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static void gb_nl_event_send(struct sk_buff *skb, void *hdr)
+{
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&gb_nl_family, skb, 0, GB_NL_MCGRP_EVENTS,
+			  GFP_ATOMIC);
+}
+
+/**
+ * gb_nl_event_listener - report a listener going up or down
+ * @kind: transport
+ * @id:   listener id
+ * @addr: bound address
+ * @up:   true when it started, false when it stopped
+ */
+void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
+			  const struct sockaddr_storage *addr, bool up)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	atomic_inc(&gb_nl_listener_gen);
+	rcu_read_lock();
+	skb = gb_nl_event_new(up ? GOBLIN_CMD_EVT_LISTENER_UP :
+				   GOBLIN_CMD_EVT_LISTENER_DOWN, &hdr);
+	if (!skb)
+		goto out;
+	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, kind) ||
+	    nla_put_u32(skb, GOBLIN_A_LISTENER_ID, id) ||
+	    gb_nl_put_addr(skb, addr, GOBLIN_A_ADDR4, GOBLIN_A_ADDR6,
+			   GOBLIN_A_PORT)) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	gb_nl_event_send(skb, hdr);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * gb_nl_event_conn - report a connection being opened or closed
+ * @kind:        transport
+ * @listener_id: listener that accepted the connection
+ * @id:          connection id
+ * @peer:        remote address
+ * @open:        true on accept, false on close
+ */
+void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
+		      const struct sockaddr_storage *peer, bool open)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	atomic_inc(&gb_nl_conn_gen);
+	rcu_read_lock();
+	skb = gb_nl_event_new(open ? GOBLIN_CMD_EVT_CONN_OPEN :
+				     GOBLIN_CMD_EVT_CONN_CLOSE, &hdr);
+	if (!skb)
+		goto out;
+	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, kind) ||
+	    nla_put_u32(skb, GOBLIN_A_LISTENER_ID, listener_id) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_CONN_ID, id, GOBLIN_A_PAD) ||
+	    gb_nl_put_addr(skb, peer, GOBLIN_A_PEER_ADDR4, GOBLIN_A_PEER_ADDR6,
+			   GOBLIN_A_PEER_PORT)) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	gb_nl_event_send(skb, hdr);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * gb_nl_event_device - report an RDMA device being added or removed
+ * @name:  device name
+ * @added: true when added
+ */
+void gb_nl_event_device(const char *name, bool added)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = gb_nl_event_new(added ? GOBLIN_CMD_EVT_DEVICE_ADD :
+				      GOBLIN_CMD_EVT_DEVICE_DEL, &hdr);
+	if (!skb)
+		goto out;
+	if (nla_put_string(skb, GOBLIN_A_DEVICE, name)) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	gb_nl_event_send(skb, hdr);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * gb_nl_event_safety - report a request refused by a safety-marker check
+ * @kind:   transport
+ * @peer:   remote address (may be NULL)
+ * @reason: short static description
+ */
+void gb_nl_event_safety(enum gb_listener_kind kind,
+			const struct sockaddr_storage *peer,
+			const char *reason)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = gb_nl_event_new(GOBLIN_CMD_EVT_SAFETY_REFUSED, &hdr);
+	if (!skb)
+		goto out;
+	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, kind) ||
+	    (peer && gb_nl_put_addr(skb, peer, GOBLIN_A_PEER_ADDR4,
+				    GOBLIN_A_PEER_ADDR6,
+				    GOBLIN_A_PEER_PORT)) ||
+	    nla_put_string(skb, GOBLIN_A_REASON, reason ? reason : "")) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	gb_nl_event_send(skb, hdr);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * gb_nl_event_pressure - report eviction pressure
+ * @used:    bytes in use
+ * @limit:   budget in bytes
+ * @evicted: objects evicted since load
+ */
+void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	rcu_read_lock();
+	skb = gb_nl_event_new(GOBLIN_CMD_EVT_EVICT_PRESSURE, &hdr);
+	if (!skb)
+		goto out;
+	if (nla_put_u64_64bit(skb, GOBLIN_A_PRESSURE_USED, used, GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_PRESSURE_LIMIT, limit,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_PRESSURE_EVICTED, evicted,
+			      GOBLIN_A_PAD)) {
+		nlmsg_free(skb);
+		goto out;
+	}
+	gb_nl_event_send(skb, hdr);
+out:
+	rcu_read_unlock();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Family                                                                 */
+
+static const struct genl_ops gb_nl_ops[] = {
+	{
+		.cmd = GOBLIN_CMD_VERSION_GET,
+		.doit = gb_nl_version_get,
+		.policy = gb_empty_policy,
+		.maxattr = GOBLIN_A_MAX,
+	},
+	{
+		.cmd = GOBLIN_CMD_STORE_GET,
+		.doit = gb_nl_store_get,
+		.policy = gb_empty_policy,
+		.maxattr = GOBLIN_A_MAX,
+	},
+	{
+		.cmd = GOBLIN_CMD_STORE_SET,
+		.doit = gb_nl_store_set,
+		.policy = gb_store_set_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_STATS_GET,
+		.doit = gb_nl_stats_get,
+		.policy = gb_empty_policy,
+		.maxattr = GOBLIN_A_MAX,
+	},
+	{
+		.cmd = GOBLIN_CMD_LISTENER_ADD,
+		.doit = gb_nl_listener_add,
+		.policy = gb_listener_add_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_LISTENER_DEL,
+		.doit = gb_nl_listener_del,
+		.policy = gb_listener_del_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_LISTENER_GET,
+		.dumpit = gb_nl_listener_dump,
+		.policy = gb_kind_filter_policy,
+		.maxattr = GOBLIN_A_MAX,
+	},
+	{
+		.cmd = GOBLIN_CMD_CONN_GET,
+		.dumpit = gb_nl_conn_dump,
+		.policy = gb_kind_filter_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_OBJ_GET,
+		.doit = gb_nl_obj_get,
+		.dumpit = gb_nl_obj_dump,
+		.policy = gb_obj_get_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_FLUSH,
+		.doit = gb_nl_flush,
+		.policy = gb_empty_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GOBLIN_CMD_NUMA_GET,
+		.doit = gb_nl_numa_get,
+		.policy = gb_empty_policy,
+		.maxattr = GOBLIN_A_MAX,
+	},
+	{
+		.cmd = GOBLIN_CMD_NUMA_SET,
+		.doit = gb_nl_numa_set,
+		.policy = gb_numa_set_policy,
+		.maxattr = GOBLIN_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+/* Events carry client addresses: subscribing needs CAP_NET_ADMIN. */
+static const struct genl_multicast_group gb_nl_mcgrps[] = {
+	[GB_NL_MCGRP_EVENTS] = {
+		.name = GOBLIN_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+static struct genl_family gb_nl_family = {
+	.name = GOBLIN_GENL_NAME,
+	.version = GOBLIN_GENL_VERSION,
+	.maxattr = GOBLIN_A_MAX,
+	.module = THIS_MODULE,
+	.ops = gb_nl_ops,
+	.n_ops = ARRAY_SIZE(gb_nl_ops),
+	.resv_start_op = __GOBLIN_CMD_MAX,
+	.mcgrps = gb_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(gb_nl_mcgrps),
+};
 
 int gb_netlink_init(void)
 {
+	int err;
+
+	BUILD_BUG_ON((int)GB_LISTENER_MEMCACHE != (int)GOBLIN_LISTENER_MEMCACHE);
+	BUILD_BUG_ON((int)GB_LISTENER_RDMA != (int)GOBLIN_LISTENER_RDMA);
+	BUILD_BUG_ON((int)GB_LISTENER_HTTP != (int)GOBLIN_LISTENER_HTTP);
+	BUILD_BUG_ON(GB_KEY_MAX != GOBLIN_KEY_MAX);
+
+	gb_nl_cores = gb_param_cores;
+	err = genl_register_family(&gb_nl_family);
+	if (err)
+		return err;
+	WRITE_ONCE(gb_nl_ready, true);
 	return 0;
 }
 
 void gb_netlink_exit(void)
 {
+	WRITE_ONCE(gb_nl_ready, false);
+	/* Wait for event senders that saw gb_nl_ready == true. */
+	synchronize_rcu();
+	genl_unregister_family(&gb_nl_family);
 }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: generic netlink control plane, kernel-side API.
+ *
+ * Transports report events through gb_nl_event_*(). Every function here may
+ * be called from any context (process, softirq, with spinlocks held), at
+ * any time (also before the family is registered and after it is gone, in
+ * which case it does nothing), and never fails from the caller's point of
+ * view: events are best effort and dropped under memory pressure or when
+ * nobody listens. The listener and connection events also bump the
+ * generation counters that mark listener and connection dumps
+ * NLM_F_DUMP_INTR, so transports must call them on every add/remove.
+ *
+ * Connection dumps: a transport that can enumerate its connections
+ * registers a walker with gb_nl_set_conn_walk() at init and clears it
+ * (walk = NULL) at exit. The walker must report connections with
+ * id > *cursor in ascending id order, call @fn for each until @fn returns
+ * non-zero (then stop and return that value), and return 0 at the end. It
+ * is called in process context under genl_mutex; @fn never sleeps, so the
+ * walker may hold spinlocks or RCU while calling it.
+ */
+#ifndef _GOBLIN_NETLINK_H
+#define _GOBLIN_NETLINK_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include "listener.h"
+
+/**
+ * struct gb_conn_info - what a connection dump reports about a connection
+ * @kind:        transport
+ * @listener_id: id of the listener that accepted it
+ * @id:          connection id, unique per transport, ascending
+ * @peer:        remote address
+ * @rx_bytes:    bytes received
+ * @tx_bytes:    bytes sent (payload and protocol)
+ * @cmds:        requests served
+ * @idle:        seconds since the last request
+ * @device:      RDMA device name ("" for TCP)
+ */
+struct gb_conn_info {
+	enum gb_listener_kind kind;
+	u32 listener_id;
+	u64 id;
+	struct sockaddr_storage peer;
+	u64 rx_bytes;
+	u64 tx_bytes;
+	u64 cmds;
+	u32 idle;
+	char device[64];
+};
+
+typedef int (*gb_conn_visit_fn)(const struct gb_conn_info *info, void *arg);
+typedef int (*gb_conn_walk_fn)(u64 *cursor, gb_conn_visit_fn fn, void *arg);
+
+void gb_nl_set_conn_walk(enum gb_listener_kind kind, gb_conn_walk_fn walk);
+
+/* A listener started (@up) or stopped. */
+void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
+			  const struct sockaddr_storage *addr, bool up);
+/* A connection was accepted (@open) or closed. */
+void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
+		      const struct sockaddr_storage *peer, bool open);
+/* An RDMA device appeared (@added) or went away. */
+void gb_nl_event_device(const char *name, bool added);
+/* A request was refused by a safety-marker check; @reason is static text. */
+void gb_nl_event_safety(enum gb_listener_kind kind,
+			const struct sockaddr_storage *peer,
+			const char *reason);
+/* The store is evicting to stay within budget (rate-limit on the caller). */
+void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted);
+
+#endif /* _GOBLIN_NETLINK_H */

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Goblin Store generic netlink interface.
+ *
+ * Family "goblin" (GOBLIN_GENL_NAME), version GOBLIN_GENL_VERSION, initial
+ * network namespace only. The machine-readable description of everything in
+ * this file is Documentation/netlink/specs/goblin.yaml; scripts/nl-spec-check
+ * verifies that this header and the kernel policies match it.
+ *
+ * Attributes are plain netlink attributes (no C structs). 64-bit values are
+ * 8-byte aligned with GOBLIN_A_PAD / GOBLIN_STATS_A_PAD /
+ * GOBLIN_NODE_A_PAD. Integers are host byte order, including ports.
+ * Addresses are GOBLIN_A_ADDR4 (exactly 4 bytes, network order) or
+ * GOBLIN_A_ADDR6 (exactly 16 bytes); peer addresses likewise.
+ *
+ * Units: sizes in bytes, times in seconds, counters are totals since load.
+ *
+ * Commands (P = needs CAP_NET_ADMIN, GENL_ADMIN_PERM):
+ *   VERSION_GET        do     -> VERSION
+ *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
+ *                                PROMOTION MLOCK CORES
+ *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
+ *                             new configuration is validated as a whole and
+ *                             applied completely or not at all
+ *   STATS_GET          do     -> STATS (nest, GOBLIN_STATS_A_*)
+ *   LISTENER_ADD   P   do     LISTENER_KIND, ADDR4|ADDR6, PORT, optional
+ *                             WINDOW WINDOWS MAX_CONNS IDLE_TIMEOUT CREDITS
+ *   LISTENER_DEL   P   do     LISTENER_KIND, ADDR4|ADDR6, PORT
+ *   LISTENER_GET       dump   optional LISTENER_KIND filter; one message per
+ *                             listener: LISTENER_KIND LISTENER_ID ADDR4|6
+ *                             PORT WINDOW WINDOWS MAX_CONNS IDLE_TIMEOUT
+ *                             CREDITS CONNS CONNS_TOTAL REFUSED
+ *   CONN_GET       P   dump   optional LISTENER_KIND filter; one message per
+ *                             connection: LISTENER_KIND LISTENER_ID CONN_ID
+ *                             PEER_ADDR4|6 PEER_PORT RX_BYTES TX_BYTES
+ *                             CMDS IDLE DEVICE
+ *   OBJ_GET        P   do     KEY -> KEY OBJ_LEN OBJ_FLAGS OBJ_CAS
+ *                             OBJ_EXPTIME
+ *                      dump   optional PREFIX; one message per object
+ *   FLUSH          P   do     invalidate every object
+ *   NUMA_GET           do     -> NUMA_POLICY NUMA_NODE, one NODE (nest,
+ *                             GOBLIN_NODE_A_*) per online node
+ *   NUMA_SET       P   do     NUMA_POLICY, NUMA_NODE (required for "bind")
+ *
+ * Statistics, configuration, listeners and NUMA state are readable by any
+ * user: they carry no keys, values or client addresses. Connection dumps
+ * (client addresses) and object lookups/dumps (keys) need CAP_NET_ADMIN.
+ *
+ * Dumps resume across messages; when the underlying set changed during a
+ * dump, the message carrying the change has NLM_F_DUMP_INTR set and the
+ * client should restart the dump if it needs a consistent snapshot.
+ *
+ * Errors are negative errno values in NLMSG_ERROR with an extended ack
+ * message (NLMSGERR_ATTR_MSG) and, where one attribute is at fault, its
+ * offset (NLMSGERR_ATTR_OFFS) and policy (NLMSGERR_ATTR_POLICY). Common
+ * ones: EINVAL (bad value), ERANGE (out of range), EOPNOTSUPP (transport not
+ * supported), EADDRINUSE (port in use), EEXIST (listener exists), ENOENT (no
+ * such listener/object), EADDRNOTAVAIL (address on no RDMA device / not
+ * local), ENOTDIR (ssd_dir is not a directory), EPERM (not CAP_NET_ADMIN).
+ *
+ * Multicast group "events" (GOBLIN_MCGRP_EVENTS), listen-only, messages
+ * are sent with the following commands:
+ *   EVT_LISTENER_UP/DOWN   LISTENER_KIND LISTENER_ID ADDR4|6 PORT
+ *   EVT_CONN_OPEN/CLOSE    LISTENER_KIND LISTENER_ID CONN_ID PEER_ADDR4|6
+ *                          PEER_PORT
+ *   EVT_DEVICE_ADD/DEL     DEVICE (RDMA device name)
+ *   EVT_SAFETY_REFUSED     LISTENER_KIND PEER_ADDR4|6 PEER_PORT REASON
+ *                          (a request refused by a safety marker check)
+ *   EVT_EVICT_PRESSURE     PRESSURE_USED PRESSURE_LIMIT PRESSURE_EVICTED
+ */
+#ifndef _UAPI_LINUX_GOBLIN_H
+#define _UAPI_LINUX_GOBLIN_H
+
+#define GOBLIN_GENL_NAME	"goblin"
+#define GOBLIN_GENL_VERSION	1
+#define GOBLIN_MCGRP_EVENTS	"events"
+
+#define GOBLIN_KEY_MAX		250
+#define GOBLIN_PATH_MAX		256	/* ssd_dir, including the NUL */
+#define GOBLIN_DEVICE_MAX	64	/* RDMA device name, including NUL */
+
+enum goblin_cmd {
+	GOBLIN_CMD_UNSPEC,
+	GOBLIN_CMD_VERSION_GET,
+	GOBLIN_CMD_STORE_GET,
+	GOBLIN_CMD_STORE_SET,
+	GOBLIN_CMD_STATS_GET,
+	GOBLIN_CMD_LISTENER_ADD,
+	GOBLIN_CMD_LISTENER_DEL,
+	GOBLIN_CMD_LISTENER_GET,
+	GOBLIN_CMD_CONN_GET,
+	GOBLIN_CMD_OBJ_GET,
+	GOBLIN_CMD_FLUSH,
+	GOBLIN_CMD_NUMA_GET,
+	GOBLIN_CMD_NUMA_SET,
+	GOBLIN_CMD_EVT_LISTENER_UP,
+	GOBLIN_CMD_EVT_LISTENER_DOWN,
+	GOBLIN_CMD_EVT_CONN_OPEN,
+	GOBLIN_CMD_EVT_CONN_CLOSE,
+	GOBLIN_CMD_EVT_DEVICE_ADD,
+	GOBLIN_CMD_EVT_DEVICE_DEL,
+	GOBLIN_CMD_EVT_SAFETY_REFUSED,
+	GOBLIN_CMD_EVT_EVICT_PRESSURE,
+
+	__GOBLIN_CMD_MAX,
+	GOBLIN_CMD_MAX = __GOBLIN_CMD_MAX - 1
+};
+
+/* GOBLIN_A_LISTENER_KIND values */
+enum goblin_listener_kind {
+	GOBLIN_LISTENER_MEMCACHE,
+	GOBLIN_LISTENER_RDMA,
+	GOBLIN_LISTENER_HTTP,
+};
+
+/* GOBLIN_A_NUMA_POLICY values */
+enum goblin_numa_policy {
+	GOBLIN_NUMA_LOCAL,	/* allocate on the node of the serving CPU */
+	GOBLIN_NUMA_INTERLEAVE,	/* spread blocks over all online nodes */
+	GOBLIN_NUMA_BIND,	/* allocate on GOBLIN_A_NUMA_NODE only */
+};
+
+enum goblin_attr {
+	GOBLIN_A_UNSPEC,
+	GOBLIN_A_PAD,
+	GOBLIN_A_VERSION,		/* string */
+	GOBLIN_A_MEMORY,		/* u64 bytes, RAM budget for heads */
+	GOBLIN_A_BLOCK,			/* u32 bytes, allocation block */
+	GOBLIN_A_RAM_HEAD,		/* u32 bytes of each value kept in RAM */
+	GOBLIN_A_SSD_DIR,		/* string, "" = no SSD tier */
+	GOBLIN_A_SSD_MAX,		/* u64 bytes, SSD budget (0 = auto) */
+	GOBLIN_A_PROMOTION,		/* u32 hits before a tail is promoted
+					 * back to RAM, 0 = never
+					 */
+	GOBLIN_A_MLOCK,			/* u8 0/1: keep heads unswappable */
+	GOBLIN_A_CORES,			/* u32 worker CPUs, 0 = all online */
+	GOBLIN_A_STATS,			/* nest, GOBLIN_STATS_A_* */
+	GOBLIN_A_LISTENER_KIND,		/* u8, enum goblin_listener_kind */
+	GOBLIN_A_LISTENER_ID,		/* u32 */
+	GOBLIN_A_ADDR4,			/* binary[4], network order */
+	GOBLIN_A_ADDR6,			/* binary[16] */
+	GOBLIN_A_PORT,			/* u16 */
+	GOBLIN_A_WINDOW,		/* u32 bytes, RDMA bulk window size */
+	GOBLIN_A_WINDOWS,		/* u32, RDMA bulk windows per QP */
+	GOBLIN_A_MAX_CONNS,		/* u32 */
+	GOBLIN_A_IDLE_TIMEOUT,		/* u32 seconds, 0 = never */
+	GOBLIN_A_CREDITS,		/* u32, RDMA control ring credits */
+	GOBLIN_A_CONNS,			/* u32 open connections */
+	GOBLIN_A_CONNS_TOTAL,		/* u64 accepted since creation */
+	GOBLIN_A_REFUSED,		/* u64 refused connections */
+	GOBLIN_A_CONN_ID,		/* u64 */
+	GOBLIN_A_PEER_ADDR4,		/* binary[4] */
+	GOBLIN_A_PEER_ADDR6,		/* binary[16] */
+	GOBLIN_A_PEER_PORT,		/* u16 */
+	GOBLIN_A_RX_BYTES,		/* u64 */
+	GOBLIN_A_TX_BYTES,		/* u64 */
+	GOBLIN_A_CMDS,			/* u64 requests served */
+	GOBLIN_A_IDLE,			/* u32 seconds since last request */
+	GOBLIN_A_DEVICE,		/* string, RDMA device name */
+	GOBLIN_A_KEY,			/* binary[1..250] */
+	GOBLIN_A_PREFIX,		/* binary[0..250], dump filter */
+	GOBLIN_A_OBJ_LEN,		/* u64 bytes */
+	GOBLIN_A_OBJ_FLAGS,		/* u32 client flags */
+	GOBLIN_A_OBJ_CAS,		/* u64 */
+	GOBLIN_A_OBJ_EXPTIME,		/* s64 absolute unix time, 0 = never */
+	GOBLIN_A_NUMA_POLICY,		/* u8, enum goblin_numa_policy */
+	GOBLIN_A_NUMA_NODE,		/* u32 node for GOBLIN_NUMA_BIND */
+	GOBLIN_A_NODE,			/* nest, GOBLIN_NODE_A_*, multi */
+	GOBLIN_A_REASON,		/* string */
+	GOBLIN_A_PRESSURE_USED,		/* u64 bytes */
+	GOBLIN_A_PRESSURE_LIMIT,	/* u64 bytes */
+	GOBLIN_A_PRESSURE_EVICTED,	/* u64 objects evicted so far */
+
+	__GOBLIN_A_MAX,
+	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
+};
+
+/* Inside GOBLIN_A_STATS; every counter is a u64. */
+enum goblin_stats_attr {
+	GOBLIN_STATS_A_UNSPEC,
+	GOBLIN_STATS_A_PAD,
+	GOBLIN_STATS_A_CURR_ITEMS,
+	GOBLIN_STATS_A_TOTAL_ITEMS,
+	GOBLIN_STATS_A_BYTES,
+	GOBLIN_STATS_A_HEAD_BYTES,
+	GOBLIN_STATS_A_TAIL_BYTES,
+	GOBLIN_STATS_A_EVICTIONS,
+	GOBLIN_STATS_A_EXPIRED_UNFETCHED,
+	GOBLIN_STATS_A_RECLAIMED,
+	GOBLIN_STATS_A_GET_HITS,
+	GOBLIN_STATS_A_GET_MISSES,
+	GOBLIN_STATS_A_GET_EXPIRED,
+	GOBLIN_STATS_A_GET_FLUSHED,
+	GOBLIN_STATS_A_CMD_SET,
+	GOBLIN_STATS_A_CMD_TOUCH,
+	GOBLIN_STATS_A_TOUCH_HITS,
+	GOBLIN_STATS_A_TOUCH_MISSES,
+	GOBLIN_STATS_A_DELETE_HITS,
+	GOBLIN_STATS_A_DELETE_MISSES,
+	GOBLIN_STATS_A_INCR_HITS,
+	GOBLIN_STATS_A_INCR_MISSES,
+	GOBLIN_STATS_A_DECR_HITS,
+	GOBLIN_STATS_A_DECR_MISSES,
+	GOBLIN_STATS_A_CAS_HITS,
+	GOBLIN_STATS_A_CAS_MISSES,
+	GOBLIN_STATS_A_CAS_BADVAL,
+	GOBLIN_STATS_A_BLOCKS_TOTAL,
+	GOBLIN_STATS_A_BLOCKS_HUGE,
+	GOBLIN_STATS_A_BLOCKS_SMALL,
+	GOBLIN_STATS_A_PAGES_FREE,
+	GOBLIN_STATS_A_MEMORY_LIMIT,
+	GOBLIN_STATS_A_SSD_LIMIT,
+	GOBLIN_STATS_A_LISTENERS,
+	GOBLIN_STATS_A_CONNS,
+	GOBLIN_STATS_A_CONNS_TOTAL,
+	GOBLIN_STATS_A_REFUSED,
+
+	__GOBLIN_STATS_A_MAX,
+	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
+};
+
+/* Inside GOBLIN_A_NODE: one online NUMA node. */
+enum goblin_node_attr {
+	GOBLIN_NODE_A_UNSPEC,
+	GOBLIN_NODE_A_PAD,
+	GOBLIN_NODE_A_ID,		/* u32 */
+	GOBLIN_NODE_A_MEM_TOTAL,	/* u64 bytes managed by the kernel */
+	GOBLIN_NODE_A_MEM_FREE,		/* u64 bytes free */
+	GOBLIN_NODE_A_CPUS,		/* u32 online CPUs on the node */
+
+	__GOBLIN_NODE_A_MAX,
+	GOBLIN_NODE_A_MAX = __GOBLIN_NODE_A_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_GOBLIN_H */
