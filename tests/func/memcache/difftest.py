@@ -61,10 +61,22 @@ class Step:
         self.sleep = sleep
 
 
+def pattern(n):
+    """n bytes of a position dependent, non-repeating-per-page pattern."""
+    unit = bytes((i * 7) & 0xff for i in range(251))
+    return (unit * (n // 251 + 1))[:n]
+
+
+SECTIONS = ["basic storage", "multi-get", "append/prepend", "cas",
+            "incr/decr", "noreply", "verbosity/flush_all", "meta", "expiry",
+            "bad input", "item size limit", "eviction"]
+
+
 def build_script(big=True, evict_total=48 * MIB, evict_item=200 * KIB):
     S = []
 
     def add(section, payload, **kw):
+        assert section in SECTIONS
         S.append(Step(section, payload, **kw))
 
     # --- basic storage commands -------------------------------------------
@@ -305,18 +317,17 @@ def build_script(big=True, evict_total=48 * MIB, evict_item=200 * KIB):
     # --- values around the head size and the item-size limit ------------------------
     sec = "item size limit"
     for n in (HEAD - 1, HEAD, HEAD + 1, 1 * MIB):
-        val = bytes((i * 7 + n) & 0xff for i in range(251)) * (n // 251 + 1)
-        val = val[:n]
-        add(sec, b"set big%d 1 0 %d\r\n%s\r\n" % (n, n, val))
+        add(sec, lambda n=n: b"set big%d 1 0 %d\r\n%s\r\n" %
+            (n, n, pattern(n)))
         add(sec, b"get big%d\r\n" % n)
     if big:
         n = 16 * MIB - 4 * KIB
-        add(sec, b"set limit 2 0 %d\r\n%s\r\n" % (n, b"L" * n))
+        add(sec, lambda n=n: b"set limit 2 0 %d\r\n%s\r\n" % (n, b"L" * n))
         add(sec, b"get limit\r\n")
         n = 16 * MIB + 1
-        add(sec, b"set over 0 0 %d\r\n%s\r\n" % (n, b"O" * n))
+        add(sec, lambda n=n: b"set over 0 0 %d\r\n%s\r\n" % (n, b"O" * n))
         add(sec, b"get over\r\n")
-        add(sec, b"set limit 0 0 %d\r\n%s\r\n" % (n, b"O" * n))
+        add(sec, lambda n=n: b"set limit 0 0 %d\r\n%s\r\n" % (n, b"O" * n))
         add(sec, b"get limit\r\n")
     add(sec, b"set huge 0 0 4294967295\r\n")
     add(sec, b"get huge\r\n")
@@ -326,8 +337,8 @@ def build_script(big=True, evict_total=48 * MIB, evict_item=200 * KIB):
     sec = "eviction"
     count = evict_total // evict_item
     for i in range(count):
-        v = (b"%08d" % i) * (evict_item // 8)
-        add(sec, b"set ev%d 0 0 %d\r\n%s\r\n" % (i, len(v), v))
+        add(sec, lambda i=i: b"set ev%d 0 0 %d\r\n%s\r\n" %
+            (i, evict_item, (b"%08d" % i) * (evict_item // 8)))
     for i in range(count - 3, count):
         add(sec, b"get ev%d\r\n" % i)
     for i in range(0, count, max(1, count // 8)):
@@ -366,7 +377,7 @@ class Server:
         return self.casmap[num]
 
     def run(self, step):
-        payload = step.payload
+        payload = step.payload() if callable(step.payload) else step.payload
         for k, v in self.vars.items():
             payload = payload.replace(b"{%s}" % k.encode(), v)
         reply, status = self.conn(step.conn).request(payload)
@@ -424,7 +435,7 @@ def run_diff(ref_addr, dut_addr, tap=None, big=True, dump=False,
                           evict_item=evict_item)
     ref = Server("ref", ref_addr)
     dut = Server("dut", dut_addr) if dut_addr else None
-    results = {}
+    results = {sec: [] for sec in SECTIONS}
     evict_seen = {}
     for step in script:
         fails = results.setdefault(step.section, [])
@@ -436,7 +447,9 @@ def run_diff(ref_addr, dut_addr, tap=None, big=True, dump=False,
             r_raw, r_st = b"", "error %s" % e
         r = normalize(ref, step, r_raw, r_st)
         if dump:
-            print("%-18s %s\n    -> %s" % (step.section, show(step.payload, 120),
+            print("%-18s %s\n    -> %s" % (step.section, show(
+                step.payload() if callable(step.payload) else step.payload,
+                120),
                                           show(r, 400)))
         if dut is None:
             continue
@@ -455,8 +468,9 @@ def run_diff(ref_addr, dut_addr, tap=None, big=True, dump=False,
             evict_seen[step.section][1] |= d_raw == b"END\r\n"
             continue
         if r != d and len(fails) < 20:
+            req = step.payload() if callable(step.payload) else step.payload
             fails.append("request %s\n  ref: %s\n  dut: %s" %
-                         (show(step.payload, 160), show(r), show(d)))
+                         (show(req, 160), show(r), show(d)))
     for sec, (r_ev, d_ev) in evict_seen.items():
         if not (r_ev and d_ev):
             results[sec].append("no early item was evicted (ref %s, dut %s)"

@@ -222,9 +222,11 @@ def start_memcached(port, memory_mb=64, item_max="16m", extra=()):
     args += list(extra)
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
-    if not wait_port(("127.0.0.1", port), 20):
-        p.kill()
-        err = p.stderr.read().decode() if p.stderr else ""
-        raise RuntimeError("memcached on port %d did not start: %s" %
-                           (port, err))
-    return p
+    deadline = time.monotonic() + 60
+    while p.poll() is None and time.monotonic() < deadline:
+        if wait_port(("127.0.0.1", port), 0.5):
+            return p
+    p.kill()
+    p.wait()
+    err = p.stderr.read().decode() if p.stderr else ""
+    raise RuntimeError("memcached on port %d did not start: %s" % (port, err))
