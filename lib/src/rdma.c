@@ -1,16 +1,1376 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libgoblin RDMA backend (placeholder until the wire protocol lands).
+ * libgoblin RDMA backend: Goblin protocol v3 (uapi/linux/goblin_rdma.h)
+ * over one RC queue pair set up with librdmacm.
+ *
+ * Memory: one region registered for remote access holds the bulk windows
+ * the server writes values into, followed by the staging area that SET
+ * values are copied to for the server to RDMA READ. A second, local-only
+ * region holds the receive ring (one buffer per granted credit) and the
+ * send ring.
+ *
+ * Every received record is validated with gb_rdma_rec_parse() (shared with
+ * the kernel server), copied into a software FIFO and its receive buffer
+ * reposted at once; the request logic then consumes the FIFO in order.
+ * Window ownership is tracked so a server can only hand out windows it
+ * owns, chunk offsets must be contiguous and stay within the announced
+ * value length.
  */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include "internal.h"
+#include "rdma_rec.h"
+
+#define RD_DEF_WINDOW	(256u * 1024)
+#define RD_DEF_WINDOWS	8u
+#define RD_DEF_CREDITS	16u
+#define RD_SEND_SLOTS	32u
+#define RD_PIPELINE	4u		/* GET records in flight (mget) */
+#define RD_REC		GB_RDMA_RECORD_SIZE
+
+/**
+ * struct rd_ev - one received record, decoded and detached from its buffer
+ * @rec:  decoded fields (pointer members are not valid, use @key/@msg)
+ * @t_ns: CLOCK_MONOTONIC time the record was taken off the CQ
+ * @key:  VALUE key copy
+ * @msg:  ERROR message copy (NUL-terminated)
+ */
+struct rd_ev {
+	struct gb_rdma_rec rec;
+	uint64_t t_ns;
+	char key[GB_RDMA_KEY_MAX];
+	char msg[GB_RDMA_MSG_MAX];
+};
+
+/**
+ * struct gb_rdma - one RDMA connection
+ * @c:            generic part (first member)
+ * @ec:           CM event channel
+ * @id:           CM id
+ * @pd:           protection domain
+ * @cc:           completion channel
+ * @cq:           completion queue (send and receive)
+ * @qp:           the RC queue pair (@id->qp)
+ * @region:       windows + staging (remote access)
+ * @region_len:   its size
+ * @mr:           its registration
+ * @ring:         receive buffers followed by send buffers (local)
+ * @ring_mr:      its registration
+ * @win_size:     bytes per window
+ * @win_count:    windows the server uses
+ * @staging:      offset of the SET staging area in @region
+ * @staging_len:  its size
+ * @max_value:    server's value limit
+ * @max_keys:     server's GET key limit
+ * @recv_credits: receives posted (our initial grant)
+ * @send_credits: records we may still send
+ * @owed:         receives reposted but not yet granted
+ * @send_busy:    bitmask of send slots awaiting completion
+ * @srv_owned:    windows the server owns
+ * @held:         windows held by the application through views
+ * @to_return:    windows released but not yet returned with FLOW
+ * @next_tag:     tag of the next request
+ * @connected:    ESTABLISHED was seen
+ * @fifo:         received records not yet consumed
+ * @fifo_cap:     capacity of @fifo
+ * @fifo_head:    index of the oldest record
+ * @fifo_len:     records in @fifo
+ * @stream:       a gb_get() value is mid-stream
+ * @stream_drop:  its view was released: drop the rest
+ * @stream_tag:   tag of that request
+ * @stream_off:   next expected chunk offset
+ * @stream_total: its value length
+ */
+struct gb_rdma {
+	struct gb_conn c;
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	char *region;
+	size_t region_len;
+	struct ibv_mr *mr;
+	char *ring;
+	struct ibv_mr *ring_mr;
+	uint32_t win_size;
+	uint32_t win_count;
+	size_t staging;
+	size_t staging_len;
+	uint64_t max_value;
+	unsigned int max_keys;
+	unsigned int recv_credits;
+	unsigned int send_credits;
+	unsigned int owed;
+	uint32_t send_busy;
+	uint64_t srv_owned;
+	uint64_t held;
+	uint64_t to_return;
+	uint64_t next_tag;
+	bool connected;
+	struct rd_ev *fifo;
+	size_t fifo_cap;
+	size_t fifo_head;
+	size_t fifo_len;
+	bool stream;
+	bool stream_drop;
+	uint64_t stream_tag;
+	uint64_t stream_off;
+	uint64_t stream_total;
+};
+
+static inline struct gb_rdma *to_rdma(struct gb_conn *c)
+{
+	return (struct gb_rdma *)c;
+}
+
+static int rd_valid_key(const char *key, size_t klen)
+{
+	return gb_rdma_key_ok(key, klen) ? 0 : -GB_EKEY;
+}
+
+static char *rd_recv_buf(struct gb_rdma *r, unsigned int i)
+{
+	return r->ring + (size_t)i * RD_REC;
+}
+
+static char *rd_send_buf(struct gb_rdma *r, unsigned int i)
+{
+	return r->ring + (size_t)(r->recv_credits + i) * RD_REC;
+}
+
+static int rd_post_recv(struct gb_rdma *r, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rd_recv_buf(r, i),
+		.length = RD_REC,
+		.lkey = r->ring_mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = i,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+	int ret;
+
+	ret = ibv_post_recv(r->qp, &wr, &bad);
+	if (ret)
+		return gb_fatal(&r->c, GB_ECONNLOST, "post receive: %s",
+				strerror(ret));
+	return 0;
+}
+
+static int rd_fifo_push(struct gb_rdma *r, struct rd_ev **evp)
+{
+	struct rd_ev *n;
+	size_t i, cap;
+
+	if (r->fifo_len == r->fifo_cap) {
+		cap = r->fifo_cap ? r->fifo_cap * 2 : 16;
+		if (cap > 65536)
+			return gb_fatal(&r->c, GB_EPROTO,
+					"server sent too many unrequested records");
+		n = malloc(cap * sizeof(*n));
+		if (!n)
+			return gb_fatal(&r->c, GB_ENOMEM, "record queue");
+		for (i = 0; i < r->fifo_len; i++)
+			n[i] = r->fifo[(r->fifo_head + i) % r->fifo_cap];
+		free(r->fifo);
+		r->fifo = n;
+		r->fifo_cap = cap;
+		r->fifo_head = 0;
+	}
+	*evp = &r->fifo[(r->fifo_head + r->fifo_len) % r->fifo_cap];
+	r->fifo_len++;
+	return 0;
+}
+
+/* Decode one received buffer, queue it, repost the buffer. */
+static int rd_on_recv(struct gb_rdma *r, const struct ibv_wc *wc)
+{
+	unsigned int i = (unsigned int)wc->wr_id;
+	struct gb_rdma_rec rec;
+	struct rd_ev *ev = NULL;
+	const char *msg;
+	int ret;
+
+	if (i >= r->recv_credits)
+		return gb_fatal(&r->c, GB_EPROTO, "bad receive completion");
+	memset(&rec, 0, sizeof(rec));
+	ret = gb_rdma_rec_parse(rd_recv_buf(r, i), wc->byte_len, &rec, &msg);
+	if (ret != GB_RDMA_PARSE_OK)
+		return gb_fatal(&r->c, GB_EPROTO,
+				"malformed record from server (type 0x%x%s%s)",
+				rec.type, *msg ? ": " : "", msg);
+	if (rec.type < 0x80 && rec.type != GB_RDMA_FLOW)
+		return gb_fatal(&r->c, GB_EPROTO,
+				"server sent request record 0x%x", rec.type);
+	if (r->send_credits + rec.credits > GB_RDMA_CREDITS_MAX * 2)
+		return gb_fatal(&r->c, GB_EPROTO,
+				"server granted more credits than possible");
+	r->send_credits += rec.credits;
+	if (rec.type == GB_RDMA_FLOW) {
+		/* Credits only; server-to-client FLOW carries no windows. */
+		ret = rd_post_recv(r, i);
+		if (!ret)
+			r->owed++;
+		return ret;
+	}
+	ret = rd_fifo_push(r, &ev);
+	if (ret)
+		return ret;
+	ev->rec = rec;
+	ev->t_ns = gb_now_ns();
+	ev->msg[0] = '\0';
+	if (rec.type == GB_RDMA_R_VALUE) {
+		memcpy(ev->key, rec.u.value.key, rec.u.value.klen);
+		ev->rec.u.value.key = NULL;
+	} else if (rec.type == GB_RDMA_R_ERROR) {
+		gb_sanitize(ev->msg, sizeof(ev->msg), rec.u.error.msg,
+			    strlen(rec.u.error.msg));
+		ev->rec.u.error.msg = NULL;
+	} else if (rec.type == GB_RDMA_R_VERSION) {
+		ev->rec.u.version.server = NULL;
+	}
+	ret = rd_post_recv(r, i);
+	if (ret)
+		return ret;
+	r->owed++;
+	return 0;
+}
+
+/* Reap completions without blocking; returns how many, or an error. */
+static int rd_poll(struct gb_rdma *r)
+{
+	struct ibv_wc wc[16];
+	int n, i, ret, got = 0;
+
+	do {
+		n = ibv_poll_cq(r->cq, 16, wc);
+		if (n < 0)
+			return gb_fatal(&r->c, GB_ECONNLOST, "poll CQ failed");
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return gb_fatal(&r->c, GB_ECONNLOST,
+						"%s (%s)",
+						wc[i].opcode & IBV_WC_RECV ?
+						"receive failed" : "send failed",
+						ibv_wc_status_str(wc[i].status));
+			if (wc[i].opcode & IBV_WC_RECV) {
+				ret = rd_on_recv(r, &wc[i]);
+				if (ret)
+					return ret;
+			} else if (wc[i].wr_id < RD_SEND_SLOTS) {
+				r->send_busy &= ~(1u << wc[i].wr_id);
+			}
+		}
+		got += n;
+	} while (n == 16);
+	return got;
+}
+
+/* Look for a disconnect or other CM event while connected. */
+static int rd_check_cm(struct gb_rdma *r)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type type;
+
+	while (!rdma_get_cm_event(r->ec, &ev)) {
+		type = ev->event;
+		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_DISCONNECTED ||
+		    type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    type == RDMA_CM_EVENT_TIMEWAIT_EXIT) {
+			r->connected = false;
+			return gb_fatal(&r->c, GB_ECONNLOST,
+					"server closed the connection (%s)",
+					rdma_event_str(type));
+		}
+	}
+	return 0;
+}
+
+/* Block until the CQ or the CM channel has something, bounded by timeout. */
+static int rd_block(struct gb_rdma *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->cc->fd, .events = POLLIN },
+		{ .fd = r->ec->fd, .events = POLLIN },
+	};
+	struct ibv_cq *cq;
+	void *ctx;
+	int ret;
+
+	if (ibv_req_notify_cq(r->cq, 0))
+		return gb_fatal(&r->c, GB_ECONNLOST, "arm CQ failed");
+	ret = rd_poll(r);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	do {
+		ret = poll(pfd, 2, r->c.timeout_ms < 0 ? -1 : r->c.timeout_ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return gb_fatal(&r->c, GB_ESYS, "poll: %s", strerror(errno));
+	if (!ret)
+		return gb_fatal(&r->c, GB_ETIMEDOUT,
+				"no response from server in %d ms",
+				r->c.timeout_ms);
+	if (pfd[0].revents && !ibv_get_cq_event(r->cc, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+	if (pfd[1].revents)
+		return rd_check_cm(r);
+	return 0;
+}
+
+/**
+ * rd_send() - send one record
+ * @r:    connection
+ * @type: record type
+ * @tag:  request tag
+ * @body: body bytes (copied)
+ * @blen: body length
+ *
+ * Waits for a free send slot and for credits; puts the owed credits into
+ * the header. FLOW may use the last credit when it grants at least one.
+ */
+static int rd_send(struct gb_rdma *r, uint8_t type, uint64_t tag,
+		   const void *body, size_t blen)
+{
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+	unsigned int slot;
+	char *buf;
+	int ret;
+
+	for (;;) {
+		bool credit_ok = r->send_credits >= 2 ||
+			(r->send_credits == 1 && type == GB_RDMA_FLOW &&
+			 r->owed);
+
+		if (credit_ok && r->send_busy != (uint32_t)~0u)
+			break;
+		ret = rd_poll(r);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			ret = rd_block(r);
+			if (ret)
+				return ret;
+		}
+	}
+	slot = (unsigned int)__builtin_ctz(~r->send_busy);
+	buf = rd_send_buf(r, slot);
+	gb_rdma_hdr_init(buf, type, tag, (uint16_t)r->owed, (uint16_t)blen);
+	if (blen)
+		memcpy(buf + sizeof(struct gb_rdma_hdr), body, blen);
+	sge.addr = (uintptr_t)buf;
+	sge.length = RD_REC;
+	sge.lkey = r->ring_mr->lkey;
+	wr.wr_id = slot;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ret = ibv_post_send(r->qp, &wr, &bad);
+	if (ret)
+		return gb_fatal(&r->c, GB_ECONNLOST, "post send: %s",
+				strerror(ret));
+	r->send_busy |= 1u << slot;
+	r->send_credits--;
+	r->owed = 0;
+	return 0;
+}
+
+/* Return released windows and owed credits if worthwhile. */
+static int rd_flow(struct gb_rdma *r, bool force)
+{
+	struct gb_rdma_flow f = { 0 };
+	bool can;
+	int ret;
+
+	if (!r->to_return && !(r->owed && (force ||
+					   r->owed >= r->recv_credits / 2)))
+		return 0;
+	can = r->send_credits >= 2 || (r->send_credits == 1 && r->owed);
+	if (!can)
+		return 0;
+	f.windows = gbr_cpu64(r->to_return);
+	ret = rd_send(r, GB_RDMA_FLOW, 0, &f, sizeof(f));
+	if (ret)
+		return ret;
+	r->srv_owned |= r->to_return;
+	r->to_return = 0;
+	return 0;
+}
+
+/* Wait until the FIFO holds a record; returns it without popping. */
+static int rd_peek(struct gb_rdma *r, struct rd_ev **evp)
+{
+	int ret;
+
+	while (!r->fifo_len) {
+		ret = rd_poll(r);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			continue;
+		ret = rd_flow(r, false);
+		if (ret)
+			return ret;
+		ret = rd_block(r);
+		if (ret)
+			return ret;
+	}
+	*evp = &r->fifo[r->fifo_head];
+	return 0;
+}
+
+static void rd_pop(struct gb_rdma *r)
+{
+	r->fifo_head = (r->fifo_head + 1) % r->fifo_cap;
+	r->fifo_len--;
+}
+
+/* Take the next record, which must belong to request @tag. */
+static int rd_take(struct gb_rdma *r, uint64_t tag, struct rd_ev *out)
+{
+	struct rd_ev *ev;
+	int ret;
+
+	ret = rd_peek(r, &ev);
+	if (ret)
+		return ret;
+	if (ev->rec.tag != tag)
+		return gb_fatal(&r->c, GB_EPROTO,
+				"response for unknown request %llu",
+				(unsigned long long)ev->rec.tag);
+	*out = *ev;
+	rd_pop(r);
+	return 0;
+}
+
+/* Map an ERROR record to a code and message (connection stays usable). */
+static int rd_error(struct gb_rdma *r, const struct rd_ev *ev)
+{
+	switch (ev->rec.u.error.kind) {
+	case GB_RDMA_ERR_ERROR:
+		return gb_fail(&r->c, GB_EREJECTED, "unknown command%s%s",
+			       ev->msg[0] ? ": " : "", ev->msg);
+	case GB_RDMA_ERR_CLIENT:
+		return gb_fail(&r->c, GB_EREJECTED, "%s", ev->msg);
+	default:
+		if (strstr(ev->msg, "too large"))
+			return gb_fail(&r->c, GB_EVALLEN, "server says: %s",
+				       ev->msg);
+		return gb_fail(&r->c, GB_ESERVER, "%s", ev->msg);
+	}
+}
+
+static int rd_unexpected(struct gb_rdma *r, const struct rd_ev *ev)
+{
+	return gb_fatal(&r->c, GB_EPROTO, "unexpected record 0x%x",
+			ev->rec.type);
+}
+
+/*
+ * Validate a BULK for the value being received and move its window to
+ * the client. @off is the expected offset, @total the value length.
+ */
+static int rd_bulk_ok(struct gb_rdma *r, const struct rd_ev *ev,
+		      unsigned int key_index, uint64_t off, uint64_t total)
+{
+	const typeof(ev->rec.u.bulk) *b = &ev->rec.u.bulk;
+	bool last = b->flags & GB_RDMA_BULK_LAST;
+
+	if (b->window >= r->win_count || !(r->srv_owned & (1ull << b->window)))
+		return gb_fatal(&r->c, GB_EPROTO,
+				"BULK in window %u the server does not own",
+				b->window);
+	if (b->key_index != key_index || b->offset != off ||
+	    b->len > r->win_size || b->len > total - off ||
+	    last != (off + b->len == total))
+		return gb_fatal(&r->c, GB_EPROTO,
+				"inconsistent BULK (offset %llu len %u of %llu)",
+				(unsigned long long)b->offset, b->len,
+				(unsigned long long)total);
+	r->srv_owned &= ~(1ull << b->window);
+	return 0;
+}
+
+static void rd_give_back(struct gb_rdma *r, unsigned int window)
+{
+	r->held &= ~(1ull << window);
+	r->to_return |= 1ull << window;
+}
+
+/* Consume the rest of a released gb_get() stream. */
+static int rd_settle(struct gb_rdma *r)
+{
+	struct rd_ev ev;
+	int ret;
+
+	if (!r->stream)
+		return 0;
+	if (!r->stream_drop)
+		return gb_fail(&r->c, GB_EBUSY,
+			       "a streamed value is still being read: finish or release its view");
+	while (r->stream) {
+		ret = rd_take(r, r->stream_tag, &ev);
+		if (ret)
+			return ret;
+		if (ev.rec.type == GB_RDMA_R_BULK) {
+			ret = rd_bulk_ok(r, &ev, 0, r->stream_off,
+					 r->stream_total);
+			if (ret)
+				return ret;
+			r->stream_off += ev.rec.u.bulk.len;
+			r->to_return |= 1ull << ev.rec.u.bulk.window;
+		} else if (ev.rec.type == GB_RDMA_R_END) {
+			r->stream = false;
+		} else if (ev.rec.type == GB_RDMA_R_ERROR) {
+			r->stream = false;
+		} else {
+			return rd_unexpected(r, &ev);
+		}
+	}
+	return 0;
+}
+
+static int rd_free_window_check(struct gb_rdma *r)
+{
+	uint64_t all = r->win_count == 64 ? ~0ull : (1ull << r->win_count) - 1;
+
+	if ((r->held & all) == all)
+		return gb_fail(&r->c, GB_EBUSY,
+			       "all %u windows are held by views: release one",
+			       r->win_count);
+	return 0;
+}
+
+static void rd_fill_view(struct gb_rdma *r, struct gb_view *v,
+			 const struct rd_ev *ev)
+{
+	v->data = r->region + (size_t)ev->rec.u.bulk.window * r->win_size;
+	v->len = ev->rec.u.bulk.len;
+	v->offset = ev->rec.u.bulk.offset;
+	v->slot = ev->rec.u.bulk.window;
+	r->held |= 1ull << ev->rec.u.bulk.window;
+}
+
+/* After the last chunk of a gb_get(): the END record. */
+static int rd_get_end(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
+{
+	struct rd_ev ev;
+	int ret;
+
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	if (ev.rec.type != GB_RDMA_R_END || ev.rec.u.end.hits != 1 ||
+	    ev.rec.u.end.misses)
+		return rd_unexpected(r, &ev);
+	v->ts.complete_ns = ev.t_ns;
+	r->c.ts = v->ts;
+	r->stream = false;
+	return 0;
+}
+
+static int rd_get(struct gb_conn *c, const char *key, size_t klen,
+		  struct gb_view *v)
+{
+	struct gb_rdma *r = to_rdma(c);
+	char rec[RD_REC];
+	struct rd_ev ev;
+	uint64_t tag;
+	int ret;
+
+	ret = rd_settle(r);
+	if (!ret)
+		ret = rd_free_window_check(r);
+	if (ret)
+		return ret;
+	gb_rdma_hdr_init(rec, GB_RDMA_GET, 0, 0, 8);
+	gb_rdma_get_add_key(rec, key, klen);
+	tag = r->next_tag++;
+	c->ts.submit_ns = gb_now_ns();
+	ret = rd_send(r, GB_RDMA_GET, tag, rec + sizeof(struct gb_rdma_hdr),
+		      gbr_le16(((struct gb_rdma_hdr *)rec)->len));
+	if (ret)
+		return ret;
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	switch (ev.rec.type) {
+	case GB_RDMA_R_VALUE:
+		break;
+	case GB_RDMA_R_END:
+		c->ts.complete_ns = ev.t_ns;
+		if (ev.rec.u.end.hits || ev.rec.u.end.misses != 1)
+			return rd_unexpected(r, &ev);
+		return gb_fail(c, GB_ENOTFOUND, "no such key");
+	case GB_RDMA_R_ERROR:
+		c->ts.complete_ns = ev.t_ns;
+		return rd_error(r, &ev);
+	default:
+		return rd_unexpected(r, &ev);
+	}
+	if (ev.rec.u.value.key_index || ev.rec.u.value.klen != klen ||
+	    memcmp(ev.key, key, klen))
+		return gb_fatal(c, GB_EPROTO,
+				"server answered for a different key");
+	if (ev.rec.u.value.bytes > GB_VALUE_MAX)
+		return gb_fatal(c, GB_EPROTO,
+				"server announced a %llu-byte value",
+				(unsigned long long)ev.rec.u.value.bytes);
+	c->ts.header_ns = ev.t_ns;
+	v->total = ev.rec.u.value.bytes;
+	v->flags = ev.rec.u.value.flags;
+	v->ts = c->ts;
+	r->stream = true;
+	r->stream_drop = false;
+	r->stream_tag = tag;
+	r->stream_off = 0;
+	r->stream_total = v->total;
+	if (!v->total) {
+		static const char empty[1];
+
+		v->data = empty;
+		v->ts.payload_ns = ev.t_ns;
+		return rd_get_end(r, tag, v);
+	}
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	if (ev.rec.type == GB_RDMA_R_ERROR) {
+		r->stream = false;
+		return rd_error(r, &ev);
+	}
+	if (ev.rec.type != GB_RDMA_R_BULK)
+		return rd_unexpected(r, &ev);
+	ret = rd_bulk_ok(r, &ev, 0, 0, v->total);
+	if (ret)
+		return ret;
+	rd_fill_view(r, v, &ev);
+	r->stream_off = v->len;
+	if (!gb_view_last(v))
+		return 0;
+	v->ts.payload_ns = ev.t_ns;
+	return rd_get_end(r, tag, v);
+}
+
+static int rd_view_next(struct gb_conn *c, struct gb_view *v)
+{
+	struct gb_rdma *r = to_rdma(c);
+	struct rd_ev ev;
+	int ret;
+
+	if (!r->stream || r->stream_drop || r->stream_off != v->offset + v->len)
+		return gb_fail(c, GB_EINVAL, "view is not the active stream");
+	if (v->slot >= 0)
+		rd_give_back(r, (unsigned int)v->slot);
+	v->slot = -1;
+	v->data = NULL;
+	v->len = 0;
+	ret = rd_take(r, r->stream_tag, &ev);
+	if (ret)
+		return ret;
+	if (ev.rec.type == GB_RDMA_R_ERROR) {
+		r->stream = false;
+		return rd_error(r, &ev);
+	}
+	if (ev.rec.type != GB_RDMA_R_BULK)
+		return rd_unexpected(r, &ev);
+	ret = rd_bulk_ok(r, &ev, 0, r->stream_off, r->stream_total);
+	if (ret)
+		return ret;
+	rd_fill_view(r, v, &ev);
+	r->stream_off += v->len;
+	if (!gb_view_last(v))
+		return 0;
+	v->ts.payload_ns = ev.t_ns;
+	return rd_get_end(r, r->stream_tag, v);
+}
+
+static void rd_release(struct gb_conn *c, struct gb_view *v)
+{
+	struct gb_rdma *r = to_rdma(c);
+
+	if (v->slot >= 0 && (unsigned int)v->slot < r->win_count &&
+	    (r->held & (1ull << v->slot)))
+		rd_give_back(r, (unsigned int)v->slot);
+	v->slot = -1;
+	if (r->stream && !r->stream_drop && r->stream_off == v->offset + v->len &&
+	    !gb_view_last(v))
+		r->stream_drop = true;
+}
+
+/**
+ * struct rd_batch - one GET record of a gb_get_many() pipeline
+ * @tag:    request tag
+ * @first:  index in the caller's key array of key_index 0
+ * @idx:    caller index of each key_index
+ * @n:      keys in the record
+ * @next:   next key_index not yet reported
+ * @submit: time the record was sent
+ */
+struct rd_batch {
+	uint64_t tag;
+	size_t idx[GB_RDMA_GET_MAX_KEYS];
+	unsigned int n;
+	unsigned int next;
+	uint64_t submit;
+};
+
+static void rd_report(gb_chunk_fn fn, void *arg, size_t idx, int status,
+		      uint64_t submit, uint64_t now)
+{
+	struct gb_view v = { .slot = -1 };
+
+	v.ts.submit_ns = submit;
+	v.ts.complete_ns = now;
+	fn(arg, idx, status, &v);
+}
+
+static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
+		       const size_t *klens, gb_chunk_fn fn, void *arg)
+{
+	struct gb_rdma *r = to_rdma(c);
+	struct rd_batch q[RD_PIPELINE], *b;
+	unsigned int qhead = 0, qlen = 0, ki = 0;
+	size_t next = 0, i;
+	uint64_t total = 0, off = 0;
+	struct gb_view v;
+	struct rd_ev ev;
+	char rec[RD_REC];
+	bool in_value = false;
+	int ret, err;
+
+	ret = rd_settle(r);
+	if (!ret)
+		ret = rd_free_window_check(r);
+	if (ret)
+		return ret;
+	for (;;) {
+		/* Fill the pipeline. */
+		while (qlen < RD_PIPELINE && next < n &&
+		       (qlen == 0 || r->send_credits > 2)) {
+			struct gb_rdma_hdr *h = (void *)rec;
+
+			b = &q[(qhead + qlen) % RD_PIPELINE];
+			gb_rdma_hdr_init(rec, GB_RDMA_GET, 0, 0, 8);
+			b->n = 0;
+			b->next = 0;
+			while (next < n && b->n < r->max_keys) {
+				err = !keys[next] || !klens[next] ||
+					klens[next] > GB_KEY_MAX ?
+					-GB_EKEYLEN :
+					rd_valid_key(keys[next], klens[next]);
+				if (err) {
+					rd_report(fn, arg, next, err, 0, 0);
+					next++;
+					continue;
+				}
+				if (gb_rdma_get_add_key(rec, keys[next],
+							klens[next]))
+					break;
+				b->idx[b->n++] = next++;
+			}
+			if (!b->n)
+				continue;
+			b->tag = r->next_tag++;
+			b->submit = gb_now_ns();
+			ret = rd_send(r, GB_RDMA_GET, b->tag, h + 1,
+				      gbr_le16(h->len));
+			if (ret) {
+				for (i = 0; i < b->n; i++)
+					rd_report(fn, arg, b->idx[i], ret, 0, 0);
+				goto fail;
+			}
+			qlen++;
+		}
+		if (!qlen)
+			break;
+		b = &q[qhead];
+		ret = rd_take(r, b->tag, &ev);
+		if (ret)
+			goto fail;
+		switch (ev.rec.type) {
+		case GB_RDMA_R_VALUE:
+			ki = ev.rec.u.value.key_index;
+			if (in_value || ki < b->next || ki >= b->n ||
+			    ev.rec.u.value.klen != klens[b->idx[ki]] ||
+			    memcmp(ev.key, keys[b->idx[ki]], klens[b->idx[ki]]) ||
+			    ev.rec.u.value.bytes > GB_VALUE_MAX) {
+				ret = gb_fatal(c, GB_EPROTO,
+					       "VALUE record out of order or for a wrong key");
+				goto fail;
+			}
+			for (; b->next < ki; b->next++)
+				rd_report(fn, arg, b->idx[b->next],
+					  -GB_ENOTFOUND, b->submit, ev.t_ns);
+			b->next = ki + 1;
+			memset(&v, 0, sizeof(v));
+			v.slot = -1;
+			v.total = total = ev.rec.u.value.bytes;
+			v.flags = ev.rec.u.value.flags;
+			v.ts.submit_ns = b->submit;
+			v.ts.header_ns = ev.t_ns;
+			off = 0;
+			if (!total) {
+				v.data = "";
+				v.ts.payload_ns = ev.t_ns;
+				v.ts.complete_ns = ev.t_ns;
+				fn(arg, b->idx[ki], 0, &v);
+			} else {
+				in_value = true;
+			}
+			break;
+		case GB_RDMA_R_BULK:
+			if (!in_value) {
+				ret = rd_unexpected(r, &ev);
+				goto fail;
+			}
+			ret = rd_bulk_ok(r, &ev, ki, off, total);
+			if (ret)
+				goto fail;
+			v.data = r->region +
+				 (size_t)ev.rec.u.bulk.window * r->win_size;
+			v.len = ev.rec.u.bulk.len;
+			v.offset = off;
+			off += v.len;
+			if (off == total) {
+				v.ts.payload_ns = ev.t_ns;
+				v.ts.complete_ns = gb_now_ns();
+				in_value = false;
+			}
+			fn(arg, b->idx[ki], 0, &v);
+			r->to_return |= 1ull << ev.rec.u.bulk.window;
+			break;
+		case GB_RDMA_R_END:
+		case GB_RDMA_R_ERROR:
+			err = ev.rec.type == GB_RDMA_R_END ? -GB_ENOTFOUND :
+							     rd_error(r, &ev);
+			if (in_value && ev.rec.type == GB_RDMA_R_END) {
+				ret = rd_unexpected(r, &ev);
+				goto fail;
+			}
+			if (in_value)
+				rd_report(fn, arg, b->idx[ki], err, b->submit,
+					  ev.t_ns);
+			in_value = false;
+			for (; b->next < b->n; b->next++)
+				rd_report(fn, arg, b->idx[b->next], err,
+					  b->submit, ev.t_ns);
+			qhead = (qhead + 1) % RD_PIPELINE;
+			qlen--;
+			break;
+		default:
+			ret = rd_unexpected(r, &ev);
+			goto fail;
+		}
+	}
+	return rd_flow(r, false);
+fail:
+	/* Connection is dead: everything not yet reported fails with ret. */
+	if (in_value)
+		rd_report(fn, arg, q[qhead].idx[ki], ret, 0, 0);
+	for (; qlen; qlen--, qhead = (qhead + 1) % RD_PIPELINE) {
+		b = &q[qhead];
+		if (in_value)
+			b->next = ki + 1;
+		in_value = false;
+		for (; b->next < b->n; b->next++)
+			rd_report(fn, arg, b->idx[b->next], ret, 0, 0);
+	}
+	for (i = next; i < n; i++)
+		rd_report(fn, arg, i, ret, 0, 0);
+	return ret;
+}
+
+/* Send a request and wait for its STATUS or ERROR. */
+static int rd_status_req(struct gb_rdma *r, uint8_t type, const void *body,
+			 size_t blen, uint32_t *status)
+{
+	struct rd_ev ev;
+	uint64_t tag;
+	int ret;
+
+	ret = rd_settle(r);
+	if (ret)
+		return ret;
+	tag = r->next_tag++;
+	r->c.ts.submit_ns = gb_now_ns();
+	ret = rd_send(r, type, tag, body, blen);
+	if (ret)
+		return ret;
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	r->c.ts.header_ns = ev.t_ns;
+	r->c.ts.complete_ns = ev.t_ns;
+	if (ev.rec.type == GB_RDMA_R_ERROR)
+		return rd_error(r, &ev);
+	if (ev.rec.type != GB_RDMA_R_STATUS)
+		return rd_unexpected(r, &ev);
+	*status = ev.rec.u.status.status;
+	return 0;
+}
+
+static int rd_bad_status(struct gb_rdma *r, uint32_t st)
+{
+	return gb_fatal(&r->c, GB_EPROTO, "unexpected status %u", st);
+}
+
+static int rd_set(struct gb_conn *c, const char *key, size_t klen,
+		  const void *val, size_t vlen, uint32_t flags,
+		  uint32_t exptime)
+{
+	struct gb_rdma *r = to_rdma(c);
+	struct gb_rdma_set s;
+	uint32_t st;
+	int ret;
+
+	if (vlen > r->max_value)
+		return gb_fail(c, GB_EVALLEN,
+			       "value is %zu bytes, server limit %llu", vlen,
+			       (unsigned long long)r->max_value);
+	if (vlen > r->staging_len)
+		return gb_fail(c, GB_EVALLEN,
+			       "value is %zu bytes, connection staging %zu (raise set_max)",
+			       vlen, r->staging_len);
+	memset(&s, 0, sizeof(s));
+	s.mode = gbr_cpu32(GB_RDMA_SET_SET);
+	s.flags = gbr_cpu32(flags);
+	s.exptime = gbr_cpu64(exptime);
+	s.bytes = gbr_cpu64(vlen);
+	s.addr = gbr_cpu64((uintptr_t)(r->region + r->staging));
+	s.klen = (uint8_t)klen;
+	memcpy(s.key, key, klen);
+	if (vlen)
+		memcpy(r->region + r->staging, val, vlen);
+	ret = rd_status_req(r, GB_RDMA_SET, &s, sizeof(s), &st);
+	if (ret)
+		return ret;
+	switch (st) {
+	case GB_RDMA_ST_STORED:
+		return 0;
+	case GB_RDMA_ST_NOT_STORED:
+	case GB_RDMA_ST_EXISTS:
+		return gb_fail(c, GB_ENOTSTORED, "server did not store %zu bytes",
+			       vlen);
+	case GB_RDMA_ST_NOT_FOUND:
+		return gb_fail(c, GB_ENOTFOUND, "no such key");
+	default:
+		return rd_bad_status(r, st);
+	}
+}
+
+static int rd_keyop(struct gb_conn *c, uint8_t type, const char *key,
+		    size_t klen, uint32_t exptime, uint32_t ok)
+{
+	struct gb_rdma *r = to_rdma(c);
+	struct gb_rdma_keyop k;
+	uint32_t st;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	k.exptime = gbr_cpu64(exptime);
+	k.klen = (uint8_t)klen;
+	memcpy(k.key, key, klen);
+	ret = rd_status_req(r, type, &k, sizeof(k), &st);
+	if (ret)
+		return ret;
+	if (st == ok)
+		return 0;
+	if (st == GB_RDMA_ST_NOT_FOUND)
+		return gb_fail(c, GB_ENOTFOUND, "no such key");
+	return rd_bad_status(r, st);
+}
+
+static int rd_del(struct gb_conn *c, const char *key, size_t klen)
+{
+	return rd_keyop(c, GB_RDMA_DELETE, key, klen, 0, GB_RDMA_ST_DELETED);
+}
+
+static int rd_touch(struct gb_conn *c, const char *key, size_t klen,
+		    uint32_t exptime)
+{
+	return rd_keyop(c, GB_RDMA_TOUCH, key, klen, exptime,
+			GB_RDMA_ST_TOUCHED);
+}
+
+static void rd_destroy(struct gb_rdma *r)
+{
+	if (r->connected && r->id)
+		rdma_disconnect(r->id);
+	if (r->qp)
+		rdma_destroy_qp(r->id);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	if (r->cc)
+		ibv_destroy_comp_channel(r->cc);
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->ring_mr)
+		ibv_dereg_mr(r->ring_mr);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	if (r->id)
+		rdma_destroy_id(r->id);
+	if (r->ec)
+		rdma_destroy_event_channel(r->ec);
+	if (r->region)
+		munmap(r->region, r->region_len);
+	free(r->ring);
+	free(r->fifo);
+	free(r);
+}
+
+static void rd_close(struct gb_conn *c)
+{
+	rd_destroy(to_rdma(c));
+}
+
+static const struct gb_backend gb_rdma_backend = {
+	.name		= "rdma",
+	.get		= rd_get,
+	.view_next	= rd_view_next,
+	.release	= rd_release,
+	.get_many	= rd_get_many,
+	.set		= rd_set,
+	.del		= rd_del,
+	.touch		= rd_touch,
+	.valid_key	= rd_valid_key,
+	.close		= rd_close,
+};
+
+/* Wait for one CM event of type @want; returns it (caller acks) or NULL. */
+static struct rdma_cm_event *rd_cm_wait(struct gb_rdma *r, int timeout,
+					char *err, size_t errlen, int *code)
+{
+	struct pollfd pfd = { .fd = r->ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, timeout);
+	} while (ret < 0 && errno == EINTR);
+	if (ret <= 0) {
+		snprintf(err, errlen, "timed out: no connection progress in %d ms",
+			 timeout);
+		*code = -GB_ETIMEDOUT;
+		return NULL;
+	}
+	if (rdma_get_cm_event(r->ec, &ev)) {
+		snprintf(err, errlen, "connection failed: rdma_get_cm_event: %s",
+			 strerror(errno));
+		*code = -GB_ECONNECT;
+		return NULL;
+	}
+	return ev;
+}
+
+static int rd_expect(struct gb_rdma *r, enum rdma_cm_event_type want,
+		     int timeout, const char *what, char *err, size_t errlen)
+{
+	struct rdma_cm_event *ev;
+	int code = 0;
+
+	ev = rd_cm_wait(r, timeout, err, errlen, &code);
+	if (!ev)
+		return code;
+	if (ev->event != want) {
+		snprintf(err, errlen, "connection failed: %s: %s (status %d)",
+			 what, rdma_event_str(ev->event), ev->status);
+		rdma_ack_cm_event(ev);
+		return -GB_ECONNECT;
+	}
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static uint32_t rd_pick(uint32_t v, uint32_t def)
+{
+	return v ? v : def;
+}
+
+/* Resources that need the device: PD, CQ, QP, memory. */
+static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
+		    char *err, size_t errlen)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+	size_t ring_len, win_bytes;
+	unsigned int i, cqe;
+
+	r->win_size = rd_pick(o->window_size, RD_DEF_WINDOW);
+	r->win_count = rd_pick(o->windows, RD_DEF_WINDOWS);
+	r->recv_credits = rd_pick(o->credits, RD_DEF_CREDITS);
+	r->staging_len = rd_pick(o->set_max, GB_VALUE_MAX);
+	if (r->win_size < GB_RDMA_WINDOW_MIN || r->win_size > GB_RDMA_WINDOW_MAX ||
+	    r->win_size % 4096 || r->win_count > GB_RDMA_MAX_WINDOWS ||
+	    r->recv_credits < GB_RDMA_CREDITS_MIN ||
+	    r->recv_credits > GB_RDMA_CREDITS_MAX ||
+	    r->staging_len > GB_VALUE_MAX) {
+		snprintf(err, errlen,
+			 "invalid argument: window size 4 KiB multiple in [%u, %u], windows 1..%u, credits %u..%u, set_max <= %u",
+			 GB_RDMA_WINDOW_MIN, GB_RDMA_WINDOW_MAX,
+			 GB_RDMA_MAX_WINDOWS, GB_RDMA_CREDITS_MIN,
+			 GB_RDMA_CREDITS_MAX, GB_VALUE_MAX);
+		return -GB_EINVAL;
+	}
+	win_bytes = (size_t)r->win_size * r->win_count;
+	r->staging = win_bytes;
+	r->region_len = (win_bytes + r->staging_len + 4095) & ~(size_t)4095;
+	r->region = mmap(NULL, r->region_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->region == MAP_FAILED) {
+		r->region = NULL;
+		snprintf(err, errlen, "out of memory: %zu-byte region",
+			 r->region_len);
+		return -GB_ENOMEM;
+	}
+	ring_len = (size_t)(r->recv_credits + RD_SEND_SLOTS) * RD_REC;
+	if (posix_memalign((void **)&r->ring, 4096, ring_len)) {
+		r->ring = NULL;
+		snprintf(err, errlen, "out of memory: record ring");
+		return -GB_ENOMEM;
+	}
+	memset(r->ring, 0, ring_len);
+
+	r->pd = ibv_alloc_pd(r->id->verbs);
+	if (!r->pd)
+		goto verbs_fail;
+	r->mr = ibv_reg_mr(r->pd, r->region, r->region_len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	if (!r->mr)
+		goto verbs_fail;
+	r->ring_mr = ibv_reg_mr(r->pd, r->ring, ring_len,
+				IBV_ACCESS_LOCAL_WRITE);
+	if (!r->ring_mr)
+		goto verbs_fail;
+	r->cc = ibv_create_comp_channel(r->id->verbs);
+	if (!r->cc)
+		goto verbs_fail;
+	cqe = r->recv_credits + RD_SEND_SLOTS + 8;
+	r->cq = ibv_create_cq(r->id->verbs, (int)cqe, r, r->cc, 0);
+	if (!r->cq)
+		goto verbs_fail;
+	qa.send_cq = r->cq;
+	qa.recv_cq = r->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = RD_SEND_SLOTS;
+	qa.cap.max_recv_wr = r->recv_credits;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(r->id, r->pd, &qa))
+		goto verbs_fail;
+	r->qp = r->id->qp;
+	for (i = 0; i < r->recv_credits; i++)
+		if (rd_post_recv(r, i)) {
+			snprintf(err, errlen, "%s", r->c.err);
+			return -GB_ECONNECT;
+		}
+	return 0;
+verbs_fail:
+	snprintf(err, errlen, "connection failed: RDMA resource setup: %s",
+		 strerror(errno));
+	return -GB_ECONNECT;
+}
+
+/* Decode the server's accept private data. */
+static int rd_accepted(struct gb_rdma *r, const struct rdma_cm_event *ev,
+		       char *err, size_t errlen)
+{
+	struct gb_rdma_accept a;
+	size_t len = ev->param.conn.private_data_len;
+
+	memset(&a, 0, sizeof(a));
+	if (ev->param.conn.private_data)
+		memcpy(&a, ev->param.conn.private_data,
+		       len < sizeof(a) ? len : sizeof(a));
+	if (gbr_le32(a.magic) != GB_RDMA_MAGIC ||
+	    gbr_le16(a.version) != GB_RDMA_VERSION ||
+	    gbr_le16(a.record_size) != RD_REC ||
+	    gbr_le32(a.window_size) != r->win_size ||
+	    !gbr_le16(a.windows) || gbr_le16(a.windows) > r->win_count ||
+	    !gbr_le16(a.credits) || !gbr_le16(a.max_keys)) {
+		snprintf(err, errlen,
+			 "protocol error: server accept data invalid (not a Goblin v3 server?)");
+		return -GB_EPROTO;
+	}
+	r->win_count = gbr_le16(a.windows);
+	r->send_credits = gbr_le16(a.credits);
+	r->max_keys = gbr_le16(a.max_keys);
+	if (r->max_keys > GB_RDMA_GET_MAX_KEYS)
+		r->max_keys = GB_RDMA_GET_MAX_KEYS;
+	r->max_value = gbr_le64(a.max_value);
+	r->srv_owned = r->win_count == 64 ? ~0ull : (1ull << r->win_count) - 1;
+	return 0;
+}
+
+static int rd_rejected(const struct rdma_cm_event *ev, char *err,
+		       size_t errlen)
+{
+	struct gb_rdma_reject j;
+	size_t len = ev->param.conn.private_data_len;
+
+	memset(&j, 0, sizeof(j));
+	if (ev->param.conn.private_data)
+		memcpy(&j, ev->param.conn.private_data,
+		       len < sizeof(j) ? len : sizeof(j));
+	if (gbr_le32(j.magic) != GB_RDMA_MAGIC) {
+		snprintf(err, errlen,
+			 "connection failed: connection refused (no Goblin RDMA listener, status %d)",
+			 ev->status);
+		return -GB_ECONNECT;
+	}
+	if (gbr_le16(j.reason) == GB_RDMA_REJ_VERSION)
+		snprintf(err, errlen,
+			 "server rejected the request: %s (server speaks v%u..v%u)",
+			 gb_rdma_reject_str(gbr_le16(j.reason)), j.version_min,
+			 j.version_max);
+	else
+		snprintf(err, errlen,
+			 "server rejected the request: %s (detail %u)",
+			 gb_rdma_reject_str(gbr_le16(j.reason)),
+			 gbr_le32(j.detail));
+	return -GB_EREJECTED;
+}
 
 int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		    char *err, size_t errlen)
 {
-	(void)o;
-	(void)connp;
-	snprintf(err, errlen, "RDMA transport not built");
-	return -GB_ENOTSUP;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	struct rdma_conn_param cp = { 0 };
+	struct gb_rdma_connect priv;
+	struct gb_rdma_geom geom;
+	struct ibv_device_attr da;
+	struct rdma_cm_event *ev;
+	int timeout = o->timeout_ms ? o->timeout_ms : GB_DEFAULT_TIMEOUT_MS;
+	struct gb_rdma *r;
+	char port[8];
+	int ret, fl;
+
+	if (timeout < 0)
+		timeout = 24 * 3600 * 1000;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -GB_ENOMEM;
+	}
+	r->c.be = &gb_rdma_backend;
+	r->c.timeout_ms = timeout;
+	r->next_tag = 1;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%u", o->port);
+	ret = getaddrinfo(o->host, port, &hints, &res);
+	if (ret) {
+		snprintf(err, errlen, "connection failed: %s: %s", o->host,
+			 gai_strerror(ret));
+		ret = -GB_ECONNECT;
+		goto fail;
+	}
+	r->ec = rdma_create_event_channel();
+	if (!r->ec || rdma_create_id(r->ec, &r->id, r, RDMA_PS_TCP)) {
+		snprintf(err, errlen,
+			 "connection failed: no RDMA CM (%s): is an RDMA device configured?",
+			 strerror(errno));
+		ret = -GB_ECONNECT;
+		goto fail;
+	}
+	if (rdma_resolve_addr(r->id, NULL, res->ai_addr, timeout)) {
+		snprintf(err, errlen, "connection failed: resolve %s: %s",
+			 o->host, strerror(errno));
+		ret = -GB_ECONNECT;
+		goto fail;
+	}
+	ret = rd_expect(r, RDMA_CM_EVENT_ADDR_RESOLVED, timeout,
+			"address resolution", err, errlen);
+	if (ret)
+		goto fail;
+	if (rdma_resolve_route(r->id, timeout)) {
+		snprintf(err, errlen, "connection failed: route: %s",
+			 strerror(errno));
+		ret = -GB_ECONNECT;
+		goto fail;
+	}
+	ret = rd_expect(r, RDMA_CM_EVENT_ROUTE_RESOLVED, timeout,
+			"route resolution", err, errlen);
+	if (ret)
+		goto fail;
+	ret = rd_setup(r, o, err, errlen);
+	if (ret)
+		goto fail;
+
+	memset(&geom, 0, sizeof(geom));
+	geom.window_size = r->win_size;
+	geom.window_count = (uint16_t)r->win_count;
+	geom.credits = (uint16_t)r->recv_credits;
+	geom.rkey = r->mr->rkey;
+	geom.window_base = (uintptr_t)r->region;
+	geom.region_len = r->region_len;
+	gb_rdma_connect_build(&priv, &geom);
+	cp.private_data = &priv;
+	cp.private_data_len = sizeof(priv);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	if (!ibv_query_device(r->id->verbs, &da)) {
+		cp.responder_resources = (uint8_t)(da.max_qp_rd_atom > 16 ?
+						   16 : da.max_qp_rd_atom);
+		cp.initiator_depth = (uint8_t)(da.max_qp_init_rd_atom > 16 ?
+					       16 : da.max_qp_init_rd_atom);
+	}
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(r->id, &cp)) {
+		snprintf(err, errlen, "connection failed: rdma_connect: %s",
+			 strerror(errno));
+		ret = -GB_ECONNECT;
+		goto fail;
+	}
+	ev = rd_cm_wait(r, timeout, err, errlen, &ret);
+	if (!ev)
+		goto fail;
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		r->connected = true;
+		ret = rd_accepted(r, ev, err, errlen);
+	} else if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		ret = rd_rejected(ev, err, errlen);
+	} else {
+		snprintf(err, errlen, "connection failed: %s (status %d)",
+			 rdma_event_str(ev->event), ev->status);
+		ret = -GB_ECONNECT;
+	}
+	rdma_ack_cm_event(ev);
+	if (ret)
+		goto fail;
+	fl = fcntl(r->ec->fd, F_GETFL);
+	if (fl < 0 || fcntl(r->ec->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "system error: fcntl: %s",
+			 strerror(errno));
+		ret = -GB_ESYS;
+		goto fail;
+	}
+	freeaddrinfo(res);
+	*connp = &r->c;
+	return 0;
+fail:
+	if (res)
+		freeaddrinfo(res);
+	rd_destroy(r);
+	return ret;
 }

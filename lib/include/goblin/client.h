@@ -65,6 +65,8 @@ enum gb_error {
  * @window_size: RDMA: bytes per receive window (0 = library default)
  * @windows:     RDMA: receive windows per connection (0 = default)
  * @credits:     RDMA: outstanding control messages (0 = default)
+ * @set_max:     RDMA: largest value gb_set() can send; sizes the registered
+ *               staging area (0 = GB_VALUE_MAX)
  * @timeout_ms:  per-operation I/O timeout; 0 = 10 s, negative = none
  *
  * Call gb_connect_opts_init() first so new fields get defaults.
@@ -76,6 +78,7 @@ struct gb_connect_opts {
 	uint32_t window_size;
 	uint32_t windows;
 	uint32_t credits;
+	uint32_t set_max;
 	int timeout_ms;
 };
 
@@ -153,6 +156,7 @@ void gb_close(struct gb_conn *c);
 const char *gb_strerror(int err);
 const char *gb_errmsg(const struct gb_conn *c);
 const char *gb_transport_name(enum gb_transport t);
+const char *gb_rdma_reject_str(unsigned int reason);
 int gb_transport_parse(const char *name, enum gb_transport *t);
 
 int gb_get(struct gb_conn *c, const char *key, size_t klen,
