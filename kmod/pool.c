@@ -1,3 +1,558 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the store subsystem (head page pool). */
+/*
+ * Goblin Store: head page pool.
+ *
+ * Memory for object heads comes from page-cache pages of one unlinked shmem
+ * file per NUMA node, so every head byte lives in an ordinary struct page
+ * that TCP can sendpage() and RDMA can DMA-map without a copy. The `memory`
+ * budget is cut into `block`-sized units; a block is a contiguous range of
+ * file offsets whose pages are all read in (allocated) when the block is
+ * created and pinned by one reference per page until the block is released.
+ *
+ * Huge pages: when the block size is a multiple of the PMD size the files
+ * live on a private tmpfs mount with huge=always, so shmem first tries a
+ * transparent huge page for every 2 MiB of a block and silently falls back
+ * to order-0 pages when none is available. A block whose pages are all
+ * compound counts as "huge", any other as "small". Otherwise (or when the
+ * private mount cannot be made) the files come from shmem_file_setup(),
+ * which follows the system-wide shmem_enabled policy. Note that
+ * shmem_kernel_file_setup() is not exported to modules, so the files carry
+ * no S_PRIVATE flag; they are never reachable from userspace anyway.
+ *
+ * NUMA: pools are per node. shmem allocates with the local memory policy,
+ * so a block for another node is created from a CPU of that node through
+ * work_on_cpu(); the store decides which node heads go to.
+ *
+ * Page reuse and quarantine: a page is only handed to a new object when its
+ * reference count is back to its idle baseline, i.e. the references held
+ * by the page cache and by this pool (two per base page of the folio).
+ * Anything above that is somebody else (a socket buffer after sendpage, an
+ * RDMA MR, a transient LRU batch) still looking at the old bytes, so such a
+ * page is parked in its block's quarantine bitmap and rechecked by the store
+ * maintenance worker.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/topology.h>
+#include <linux/workqueue.h>
+
 #include "goblin.h"
+#include "pool.h"
+#include "stats.h"
+#include "store_internal.h"
+
+/**
+ * struct gb_block - one budget unit of head pages
+ * @pool:    owning pool
+ * @pnode:   entry on the pool's partial list (has free pages)
+ * @qnode:   entry on the pool's quarantine list (has quarantined pages)
+ * @bnode:   entry on the pool's list of all blocks
+ * @nr:      pages in the block
+ * @nr_free: entries in @free
+ * @nr_quar: bits set in @qmap
+ * @blkno:   block number in the pool file (first page = blkno * nr)
+ * @huge:    every page of the block is part of a huge page
+ * @free:    stack of free page indexes
+ * @qmap:    quarantined page indexes
+ * @pages:   the pages, one pool reference each
+ */
+struct gb_block {
+	struct gb_pool *pool;
+	struct list_head pnode;
+	struct list_head qnode;
+	struct list_head bnode;
+	u32 nr;
+	u32 nr_free;
+	u32 nr_quar;
+	u32 blkno;
+	bool huge;
+	u32 *free;
+	unsigned long *qmap;
+	struct page *pages[];
+};
+
+struct gb_pool {
+	int node;
+	struct file *file;
+	spinlock_t lock;	/* lists and counters below, block free state */
+	struct list_head blocks;
+	struct list_head partial;
+	struct list_head quarantine;
+	struct ida ida;
+	u64 nr_blocks;
+	u64 nr_huge;
+	u64 nr_free;
+	u64 nr_used;
+	u64 nr_quar;
+};
+
+static struct gb_pool *gb_pools[MAX_NUMNODES];
+static DEFINE_MUTEX(gb_pool_mutex);	/* pool creation, block size */
+static struct vfsmount *gb_huge_mnt;
+static u32 gb_block_pages;
+static atomic_long_t gb_blocks_total;
+static unsigned long gb_blocks_max;
+
+struct page *gb_hpage_page(const struct gb_hpage *hp)
+{
+	return hp->blk->pages[hp->idx];
+}
+
+/*
+ * Idle reference count of @page: the page cache holds one reference per base
+ * page of the folio and the pool holds one per base page as well.
+ */
+static bool gb_page_busy(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	return folio_ref_count(folio) > 2 * folio_nr_pages(folio);
+}
+
+static void gb_pool_make_huge_mnt(void)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	char opts[] = "huge=always";
+	struct file_system_type *type;
+	struct vfsmount *mnt;
+
+	type = get_fs_type("tmpfs");
+	if (!type)
+		return;
+	mnt = vfs_kern_mount(type, SB_KERNMOUNT, type->name, opts);
+	if (IS_ERR(mnt)) {
+		pr_info("no private huge tmpfs (%ld), heads use order-0 pages\n",
+			PTR_ERR(mnt));
+		return;
+	}
+	gb_huge_mnt = mnt;
+#endif
+}
+
+static bool gb_block_wants_huge(u32 block)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	return gb_huge_mnt && IS_ALIGNED(block, HPAGE_PMD_SIZE);
+#else
+	return false;
+#endif
+}
+
+static struct gb_pool *gb_pool_create(int node)
+{
+	struct gb_pool *pool;
+	struct file *file;
+	char name[32];
+
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL, node);
+	if (!pool)
+		return NULL;
+	snprintf(name, sizeof(name), "goblin-heads-%d", node);
+	if (gb_block_wants_huge(gb_block_pages << PAGE_SHIFT))
+		file = shmem_file_setup_with_mnt(gb_huge_mnt, name,
+						 MAX_LFS_FILESIZE, VM_NORESERVE);
+	else
+		file = shmem_file_setup(name, MAX_LFS_FILESIZE, VM_NORESERVE);
+	if (IS_ERR(file)) {
+		kfree(pool);
+		return NULL;
+	}
+	/* Heads are pinned by the pool: keep reclaim from scanning them. */
+	mapping_set_unevictable(file->f_mapping);
+	mapping_set_gfp_mask(file->f_mapping, GFP_HIGHUSER);
+	pool->node = node;
+	pool->file = file;
+	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->blocks);
+	INIT_LIST_HEAD(&pool->partial);
+	INIT_LIST_HEAD(&pool->quarantine);
+	ida_init(&pool->ida);
+	return pool;
+}
+
+static struct gb_pool *gb_pool_of(int node)
+{
+	struct gb_pool *pool;
+
+	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+		node = numa_node_id();
+	pool = READ_ONCE(gb_pools[node]);
+	if (pool)
+		return pool;
+	mutex_lock(&gb_pool_mutex);
+	pool = gb_pools[node];
+	if (!pool) {
+		pool = gb_pool_create(node);
+		WRITE_ONCE(gb_pools[node], pool);
+	}
+	mutex_unlock(&gb_pool_mutex);
+	return pool;
+}
+
+static void gb_block_release(struct gb_block *blk)
+{
+	struct gb_pool *pool = blk->pool;
+	loff_t start = (loff_t)blk->blkno * blk->nr << PAGE_SHIFT;
+	u32 i;
+
+	for (i = 0; i < blk->nr; i++)
+		if (blk->pages[i])
+			put_page(blk->pages[i]);
+	shmem_truncate_range(file_inode(pool->file), start,
+			     start + ((loff_t)blk->nr << PAGE_SHIFT) - 1);
+	ida_free(&pool->ida, blk->blkno);
+	kvfree(blk->free);
+	bitmap_free(blk->qmap);
+	kvfree(blk);
+}
+
+static long gb_block_fill(void *arg)
+{
+	struct gb_block *blk = arg;
+	struct address_space *mapping = blk->pool->file->f_mapping;
+	pgoff_t first = (pgoff_t)blk->blkno * blk->nr;
+	bool huge = true;
+	struct page *page;
+	u32 i;
+
+	for (i = 0; i < blk->nr; i++) {
+		page = shmem_read_mapping_page_gfp(mapping, first + i,
+						   GFP_HIGHUSER | __GFP_NOWARN);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		blk->pages[i] = page;
+		if (!PageTransCompound(page))
+			huge = false;
+	}
+	blk->huge = huge;
+	return 0;
+}
+
+static int gb_block_create(struct gb_pool *pool)
+{
+	struct gb_block *blk;
+	u32 nr = READ_ONCE(gb_block_pages);
+	unsigned long flags;
+	long err;
+	int cpu;
+	u32 i;
+
+	if (atomic_long_inc_return(&gb_blocks_total) > READ_ONCE(gb_blocks_max)) {
+		atomic_long_dec(&gb_blocks_total);
+		return -ENOMEM;
+	}
+	blk = kvzalloc_node(struct_size(blk, pages, nr), GFP_KERNEL, pool->node);
+	if (!blk)
+		goto nomem;
+	blk->pool = pool;
+	blk->nr = nr;
+	blk->free = kvmalloc_array(nr, sizeof(u32), GFP_KERNEL);
+	blk->qmap = bitmap_zalloc(nr, GFP_KERNEL);
+	err = ida_alloc(&pool->ida, GFP_KERNEL);
+	if (!blk->free || !blk->qmap || err < 0) {
+		if (err >= 0)
+			ida_free(&pool->ida, err);
+		kvfree(blk->free);
+		bitmap_free(blk->qmap);
+		kvfree(blk);
+		goto nomem;
+	}
+	blk->blkno = err;
+
+	cpu = nr_cpu_ids;
+	if (pool->node != numa_node_id())
+		cpu = cpumask_any_and(cpumask_of_node(pool->node),
+				      cpu_online_mask);
+	if (cpu < nr_cpu_ids)
+		err = work_on_cpu(cpu, gb_block_fill, blk);
+	else
+		err = gb_block_fill(blk);
+	if (err) {
+		gb_block_release(blk);
+		atomic_long_dec(&gb_blocks_total);
+		return err == -ENOSPC ? -ENOMEM : (int)err;
+	}
+	for (i = 0; i < nr; i++)
+		blk->free[i] = nr - 1 - i;
+	blk->nr_free = nr;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	list_add_tail(&blk->bnode, &pool->blocks);
+	list_add_tail(&blk->pnode, &pool->partial);
+	INIT_LIST_HEAD(&blk->qnode);
+	pool->nr_blocks++;
+	if (blk->huge)
+		pool->nr_huge++;
+	pool->nr_free += nr;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return 0;
+nomem:
+	atomic_long_dec(&gb_blocks_total);
+	return -ENOMEM;
+}
+
+/**
+ * gb_pool_alloc - lend one head page to an object
+ * @node: preferred NUMA node (NUMA_NO_NODE: local)
+ * @hp:   filled with the page on success
+ *
+ * Takes a free page of the node's pool, creating a new block when the pool
+ * is empty and the RAM budget allows. May sleep.
+ *
+ * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
+ */
+int gb_pool_alloc(int node, struct gb_hpage *hp)
+{
+	struct gb_pool *pool = gb_pool_of(node);
+	struct gb_block *blk;
+	unsigned long flags;
+	int err;
+
+	if (!pool)
+		return -ENOMEM;
+	for (;;) {
+		spin_lock_irqsave(&pool->lock, flags);
+		blk = list_first_entry_or_null(&pool->partial, struct gb_block,
+					       pnode);
+		if (blk) {
+			hp->blk = blk;
+			hp->idx = blk->free[--blk->nr_free];
+			if (!blk->nr_free)
+				list_del_init(&blk->pnode);
+			pool->nr_free--;
+			pool->nr_used++;
+			spin_unlock_irqrestore(&pool->lock, flags);
+			return 0;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+		err = gb_block_create(pool);
+		if (err)
+			return err;
+	}
+}
+
+/**
+ * gb_pool_free - give a head page back
+ * @hp: page lent by gb_pool_alloc()
+ *
+ * Any context. A page still referenced by someone else (socket buffer,
+ * RDMA) goes to quarantine instead of the free list.
+ */
+void gb_pool_free(struct gb_hpage *hp)
+{
+	struct gb_block *blk = hp->blk;
+	struct gb_pool *pool = blk->pool;
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->nr_used--;
+	if (gb_page_busy(blk->pages[hp->idx])) {
+		__set_bit(hp->idx, blk->qmap);
+		if (!blk->nr_quar++)
+			list_add_tail(&blk->qnode, &pool->quarantine);
+		pool->nr_quar++;
+		kick = true;
+	} else {
+		blk->free[blk->nr_free++] = hp->idx;
+		if (blk->nr_free == 1)
+			list_add_tail(&blk->pnode, &pool->partial);
+		pool->nr_free++;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (kick) {
+		gb_stat_inc(GB_ST_QUARANTINED);
+		gb_store_kick_maint();
+	}
+}
+
+/* Move quarantined pages whose count is back to baseline to the free list. */
+static bool gb_pool_unquarantine(struct gb_pool *pool)
+{
+	struct gb_block *blk, *tmp;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	list_for_each_entry_safe(blk, tmp, &pool->quarantine, qnode) {
+		for_each_set_bit(i, blk->qmap, blk->nr) {
+			if (gb_page_busy(blk->pages[i]))
+				continue;
+			__clear_bit(i, blk->qmap);
+			blk->nr_quar--;
+			pool->nr_quar--;
+			blk->free[blk->nr_free++] = i;
+			if (blk->nr_free == 1)
+				list_add_tail(&blk->pnode, &pool->partial);
+			pool->nr_free++;
+		}
+		if (!blk->nr_quar)
+			list_del_init(&blk->qnode);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return pool->nr_quar != 0;
+}
+
+/* Release completely free blocks while over budget (or all with @all). */
+static void gb_pool_shrink(struct gb_pool *pool, bool all)
+{
+	struct gb_block *blk, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	list_for_each_entry_safe(blk, tmp, &pool->blocks, bnode) {
+		if (!all && atomic_long_read(&gb_blocks_total) <=
+		    READ_ONCE(gb_blocks_max))
+			break;
+		if (!all && (blk->nr_free != blk->nr || blk->nr_quar))
+			continue;
+		list_del(&blk->bnode);
+		list_del_init(&blk->pnode);
+		list_del_init(&blk->qnode);
+		pool->nr_blocks--;
+		if (blk->huge)
+			pool->nr_huge--;
+		pool->nr_free -= blk->nr_free;
+		pool->nr_quar -= blk->nr_quar;
+		list_add(&blk->bnode, &dead);
+		/* Counted here so the budget test above sees the release. */
+		atomic_long_dec(&gb_blocks_total);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	list_for_each_entry_safe(blk, tmp, &dead, bnode)
+		gb_block_release(blk);
+}
+
+/**
+ * gb_pool_maint - periodic pool housekeeping (process context)
+ * @all: release every block (module unload)
+ *
+ * Rechecks quarantined pages and gives fully free blocks back to the system
+ * while more blocks exist than the budget allows.
+ */
+void gb_pool_maint(bool all)
+{
+	bool again = false;
+	int node;
+
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
+
+		if (!pool)
+			continue;
+		if (gb_pool_unquarantine(pool))
+			again = true;
+		gb_pool_shrink(pool, all);
+	}
+	if (again && !all)
+		gb_store_kick_maint();
+}
+
+bool gb_pool_full(void)
+{
+	return atomic_long_read(&gb_blocks_total) >= READ_ONCE(gb_blocks_max);
+}
+
+void gb_pool_set_memory(u64 memory)
+{
+	WRITE_ONCE(gb_blocks_max, div_u64(memory, gb_block_pages << PAGE_SHIFT));
+}
+
+static void gb_pool_destroy_all(void)
+{
+	int node;
+
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		struct gb_pool *pool = gb_pools[node];
+
+		if (!pool)
+			continue;
+		gb_pool_shrink(pool, true);
+		fput(pool->file);
+		ida_destroy(&pool->ida);
+		kfree(pool);
+		WRITE_ONCE(gb_pools[node], NULL);
+	}
+}
+
+/**
+ * gb_pool_set_block - change the block size
+ * @block: new size in bytes (page multiple)
+ *
+ * Only valid while no head page is lent out; the store checks that. Every
+ * block is released and the pools are rebuilt lazily with the new size.
+ *
+ * Return: 0, or -EBUSY while quarantined pages are still referenced.
+ */
+int gb_pool_set_block(u32 block)
+{
+	struct gb_pool_stats st;
+	u64 memory;
+
+	gb_pool_maint(false);
+	gb_pool_get_stats(&st);
+	if (st.pages_quarantined || st.pages_used)
+		return -EBUSY;
+	memory = (u64)READ_ONCE(gb_blocks_max) * (gb_block_pages << PAGE_SHIFT);
+	mutex_lock(&gb_pool_mutex);
+	gb_pool_destroy_all();
+	WRITE_ONCE(gb_block_pages, block >> PAGE_SHIFT);
+	mutex_unlock(&gb_pool_mutex);
+	gb_pool_set_memory(memory);
+	return 0;
+}
+
+void gb_pool_get_stats(struct gb_pool_stats *st)
+{
+	unsigned long flags;
+	int node;
+
+	memset(st, 0, sizeof(*st));
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
+
+		if (!pool)
+			continue;
+		spin_lock_irqsave(&pool->lock, flags);
+		st->blocks_total += pool->nr_blocks;
+		st->blocks_huge += pool->nr_huge;
+		st->pages_free += pool->nr_free;
+		st->pages_used += pool->nr_used;
+		st->pages_quarantined += pool->nr_quar;
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	st->blocks_small = st->blocks_total - st->blocks_huge;
+	st->pages_total = st->pages_free + st->pages_used + st->pages_quarantined;
+}
+
+int gb_pool_init(u64 memory, u32 block)
+{
+	atomic_long_set(&gb_blocks_total, 0);
+	gb_block_pages = block >> PAGE_SHIFT;
+	gb_pool_set_memory(memory);
+	gb_pool_make_huge_mnt();
+	return 0;
+}
+
+void gb_pool_exit(void)
+{
+	mutex_lock(&gb_pool_mutex);
+	gb_pool_destroy_all();
+	mutex_unlock(&gb_pool_mutex);
+	if (gb_huge_mnt) {
+		kern_unmount(gb_huge_mnt);
+		gb_huge_mnt = NULL;
+	}
+}

@@ -1,12 +1,1554 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the store subsystem. */
+/*
+ * Goblin Store: object index, lifetime, eviction and configuration.
+ *
+ * Index: an rhashtable keyed by the key bytes. Lookups run under RCU only
+ * and take a reference with refcount_inc_not_zero(); every mutation (insert,
+ * replace, unlink) is serialised by gb_wlock, a mutex, so all mutating
+ * entry points must be called from process context. Lookups (gb_store_get,
+ * gb_store_get_touch), gb_obj_put() and the read helpers on a referenced
+ * object may run anywhere gb_obj_put() may (any context); gb_obj_get_page()
+ * and gb_obj_read() sleep for tail bytes.
+ *
+ * Every linked object is also in an xarray indexed by a 64-bit id that
+ * grows with every commit; netlink dumps walk it with "next id" as the
+ * cursor, so an unchanged store is dumped exactly once in id order.
+ *
+ * Object ownership and page lifetime:
+ *  - The index holds one reference on every linked object; each lookup
+ *    adds one. A committed object is never modified (except exptime by
+ *    touch), so a reader with a reference always sees one complete value.
+ *  - Replacing, deleting, evicting or expiring an object only unlinks it
+ *    and drops the index reference. When the last reference goes, its head
+ *    pages go back to the pool and its tail file is closed and unlinked
+ *    from a workqueue after an RCU grace period (readers may still be
+ *    looking at the struct while their refcount_inc_not_zero() fails).
+ *  - TCP: the transport holds the object reference across the send call.
+ *    sendpage() leaves its own page references in socket buffers after the
+ *    call returns; the object may then be freed, but its head pages are not
+ *    reused: gb_pool_free() sees page_count() above the pool's idle
+ *    baseline and parks the page in quarantine until the skbs let go.
+ *  - RDMA: the transport holds the object reference (or a page reference
+ *    from gb_obj_get_page()) until the WRITE completion, so the pages cannot
+ *    be reused while the HCA reads them; pages it keeps mapped are again
+ *    caught by the quarantine check.
+ *  - Tail pages are page-cache pages of the tail file: readers get their
+ *    own page reference; unlinking the file drops the page from the cache
+ *    but not the reader's reference, and the bytes are never rewritten.
+ *
+ * Eviction: CLOCK (second chance). Linked objects sit on one list in
+ * insertion order; a hit sets the object's "visited" bit without locking.
+ * When the RAM budget (or SSD budget, for objects with tails) is full, the
+ * hand takes objects from the head: a visited object loses its bit and
+ * goes to the tail, an unvisited one is evicted. CLOCK needs no list
+ * manipulation on the read path, which keeps GETs lock-free, and it is
+ * scan resistant enough for a cache of large values.
+ *
+ * Memory budget changes: raising memory applies immediately; lowering it
+ * below the RAM currently used by heads is refused (delete or flush first);
+ * otherwise spare blocks are released by the maintenance worker. ram_head
+ * and block can only change while nothing is stored; block must be a page
+ * multiple, at least ram_head (a block always holds one full head) and at
+ * most 1 GiB.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/jhash.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <net/netlink.h>
+
 #include "goblin.h"
+#include "pool.h"
+#include "stats.h"
+#include "store.h"
+#include "store_internal.h"
+#include "tail.h"
+
+#define GB_RAM_HEAD_MAX		(16U << 20)
+#define GB_BLOCK_MAX		(1U << 30)
+#define GB_MAINT_PERIOD		(2 * HZ)
+#define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
+
+/**
+ * struct gb_obj_priv - store-private part of an object
+ * @id:        walk id (0 until committed)
+ * @lru:       entry on the CLOCK list while linked
+ * @stime:     commit time (gb_now())
+ * @head_len:  value bytes held in head pages
+ * @nr_pages:  number of head pages
+ * @linked:    in the index (under gb_wlock)
+ * @visited:   CLOCK reference bit
+ * @fetched:   read at least once (for expired_unfetched)
+ * @tail:      tail file, NULL for RAM-only objects
+ * @tail_acct: bytes charged to the SSD budget
+ * @rwork:     deferred free
+ * @obj:       back pointer
+ * @pages:     head pages
+ */
+struct gb_obj_priv {
+	u64 id;
+	struct list_head lru;
+	s64 stime;
+	u32 head_len;
+	u32 nr_pages;
+	bool linked;
+	bool visited;
+	bool fetched;
+	struct gb_tail *tail;
+	u64 tail_acct;
+	struct rcu_work rwork;
+	struct gb_obj *obj;
+	struct gb_hpage pages[];
+};
+
+struct gb_key {
+	const char *key;
+	size_t klen;
+};
+
+static u32 gb_key_hash(const void *data, u32 len, u32 seed)
+{
+	const struct gb_key *k = data;
+
+	return jhash(k->key, k->klen, seed);
+}
+
+static u32 gb_obj_hash(const void *data, u32 len, u32 seed)
+{
+	const struct gb_obj *obj = data;
+
+	return jhash(obj->key, obj->klen, seed);
+}
+
+static int gb_obj_cmp(struct rhashtable_compare_arg *arg, const void *ptr)
+{
+	const struct gb_key *k = arg->key;
+	const struct gb_obj *obj = ptr;
+
+	return obj->klen != k->klen || memcmp(obj->key, k->key, k->klen);
+}
+
+static const struct rhashtable_params gb_ht_params = {
+	.head_offset = offsetof(struct gb_obj, node),
+	.hashfn = gb_key_hash,
+	.obj_hashfn = gb_obj_hash,
+	.obj_cmpfn = gb_obj_cmp,
+	.automatic_shrinking = true,
+};
+
+static struct rhashtable gb_ht;
+static DEFINE_MUTEX(gb_wlock);		/* index, CLOCK list, id xarray */
+static LIST_HEAD(gb_clock);
+static DEFINE_XARRAY(gb_ids);
+static u64 gb_next_id;
+static atomic64_t gb_cas_seq;
+static atomic_t gb_gen;
+static atomic64_t gb_items, gb_bytes, gb_head_bytes, gb_tail_bytes;
+
+static DEFINE_MUTEX(gb_cfg_mutex);	/* configuration changes */
+static struct gb_store_config gb_cfg;
+static u32 gb_ram_head;			/* READ_ONCE copy of gb_cfg.ram_head */
+static u64 gb_ssd_max;
+static DEFINE_SPINLOCK(gb_ssd_lock);	/* gb_ssd pointer */
+static struct gb_ssd *gb_ssd;
+static uuid_t gb_uuid;
+
+static atomic64_t gb_flush_cas;
+static s64 gb_flush_when;
+static struct delayed_work gb_flush_dwork;
+
+static struct workqueue_struct *gb_wq;		/* maintenance */
+static struct workqueue_struct *gb_free_wq;	/* deferred frees */
+static struct delayed_work gb_maint_dwork;
+static bool gb_running;
+static struct dentry *gb_dbg_dir;
+static bool gb_dbg_own_dir;
+
+s64 gb_now(void)
+{
+	return ktime_get_real_seconds();
+}
+EXPORT_SYMBOL_GPL(gb_now);
+
+s64 gb_exptime_abs(s64 exptime)
+{
+	if (exptime < 0)
+		return -1;
+	if (!exptime || exptime > GB_EXPTIME_REL_MAX)
+		return exptime;
+	return gb_now() + exptime;
+}
+
+void gb_store_kick_maint(void)
+{
+	if (READ_ONCE(gb_running))
+		queue_delayed_work(gb_wq, &gb_maint_dwork, HZ / 20);
+}
+
+u32 gb_store_generation(void)
+{
+	return atomic_read(&gb_gen);
+}
+
+static bool gb_obj_expired(const struct gb_obj *obj, s64 now)
+{
+	s64 e = READ_ONCE(obj->exptime);
+
+	return e && e <= now;
+}
+
+static bool gb_obj_flushed(const struct gb_obj *obj, s64 now)
+{
+	s64 fw = READ_ONCE(gb_flush_when);
+
+	if (obj->cas <= (u64)atomic64_read(&gb_flush_cas))
+		return true;
+	return fw && now >= fw && obj->priv->stime < fw;
+}
+
+static bool gb_obj_dead(const struct gb_obj *obj, s64 now)
+{
+	return gb_obj_expired(obj, now) || gb_obj_flushed(obj, now);
+}
+
+static bool gb_key_valid(const char *key, size_t klen)
+{
+	size_t i;
+
+	if (!klen || klen > GB_KEY_MAX)
+		return false;
+	for (i = 0; i < klen; i++)
+		if ((u8)key[i] <= ' ' || key[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Object lifetime                                                        */
+
+static struct gb_ssd *gb_ssd_get_current(void)
+{
+	struct gb_ssd *ssd;
+
+	spin_lock(&gb_ssd_lock);
+	ssd = gb_ssd;
+	if (ssd)
+		kref_get(&ssd->ref);
+	spin_unlock(&gb_ssd_lock);
+	return ssd;
+}
+
+static void gb_obj_free_work(struct work_struct *work)
+{
+	struct gb_obj_priv *priv = container_of(to_rcu_work(work),
+						struct gb_obj_priv, rwork);
+
+	gb_tail_destroy(priv->tail);
+	atomic64_sub(priv->tail_acct, &gb_tail_bytes);
+	kfree(priv->obj);
+	kvfree(priv);
+}
+
+static void gb_obj_free(struct gb_obj *obj)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	u32 i;
+
+	/* Pages can go back at once: RCU readers never touch them. */
+	for (i = 0; i < priv->nr_pages; i++)
+		if (priv->pages[i].blk)
+			gb_pool_free(&priv->pages[i]);
+	atomic64_sub((u64)priv->nr_pages << PAGE_SHIFT, &gb_head_bytes);
+	priv->nr_pages = 0;
+	INIT_RCU_WORK(&priv->rwork, gb_obj_free_work);
+	queue_rcu_work(gb_free_wq, &priv->rwork);
+}
+
+/**
+ * gb_obj_put - drop an object reference
+ * @obj: object (may be NULL)
+ *
+ * Any context. The last reference frees the head pages (or quarantines
+ * them) and schedules the tail file deletion.
+ */
+void gb_obj_put(struct gb_obj *obj)
+{
+	if (obj && refcount_dec_and_test(&obj->ref))
+		gb_obj_free(obj);
+}
+
+/* Remove a linked object from the index; caller holds gb_wlock. */
+static void gb_unlink(struct gb_obj *obj, bool from_ht)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	lockdep_assert_held(&gb_wlock);
+	if (!priv->linked)
+		return;
+	if (from_ht)
+		rhashtable_remove_fast(&gb_ht, &obj->node, gb_ht_params);
+	list_del_init(&priv->lru);
+	xa_erase(&gb_ids, priv->id);
+	priv->linked = false;
+	atomic64_dec(&gb_items);
+	atomic64_sub(obj->len, &gb_bytes);
+	atomic_inc(&gb_gen);
+	gb_obj_put(obj);
+}
+
+/* Unlink a dead object and count why; caller holds gb_wlock. */
+static void gb_unlink_dead(struct gb_obj *obj, s64 now)
+{
+	if (gb_obj_expired(obj, now) && !obj->priv->fetched)
+		gb_stat_inc(GB_ST_EXPIRED_UNFETCHED);
+	gb_stat_inc(GB_ST_RECLAIMED);
+	gb_unlink(obj, true);
+}
+
+/**
+ * gb_evict_one - run the CLOCK hand until one object is evicted
+ * @need_tail: only objects with a tail free what the caller needs
+ *
+ * Return: true if an object was unlinked.
+ */
+static bool gb_evict_one(bool need_tail)
+{
+	struct gb_obj_priv *priv;
+	s64 now = gb_now();
+	u64 scan;
+	bool done = false;
+
+	mutex_lock(&gb_wlock);
+	scan = 2 * atomic64_read(&gb_items) + 2;
+	while (scan-- && !list_empty(&gb_clock)) {
+		priv = list_first_entry(&gb_clock, struct gb_obj_priv, lru);
+		if (gb_obj_dead(priv->obj, now)) {
+			gb_unlink_dead(priv->obj, now);
+			if (!need_tail || priv->tail) {
+				done = true;
+				break;
+			}
+			continue;
+		}
+		if (READ_ONCE(priv->visited) || (need_tail && !priv->tail)) {
+			WRITE_ONCE(priv->visited, false);
+			list_move_tail(&priv->lru, &gb_clock);
+			continue;
+		}
+		gb_stat_inc(GB_ST_EVICTIONS);
+		gb_unlink(priv->obj, true);
+		done = true;
+		break;
+	}
+	mutex_unlock(&gb_wlock);
+	return done;
+}
+
+/* Wait for frees queued behind RCU so their pages/files are really gone. */
+static void gb_drain_frees(void)
+{
+	rcu_barrier();
+	flush_workqueue(gb_free_wq);
+}
+
+static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
+{
+	int tries = 0;
+	u32 i;
+	int err;
+
+	for (i = 0; i < priv->nr_pages; i++) {
+		for (;;) {
+			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i]);
+			if (!err)
+				break;
+			if (gb_evict_one(false))
+				continue;
+			/* Nothing to evict: pages held by readers or quarantine. */
+			if (++tries > 50)
+				return -ENOMEM;
+			gb_pool_maint(false);
+			msleep(2);
+		}
+		atomic64_add(PAGE_SIZE, &gb_head_bytes);
+	}
+	return 0;
+}
+
+static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
+			     u64 tail_len)
+{
+	u64 acct = round_up(tail_len, PAGE_SIZE);
+	struct gb_tail *t;
+	int tries = 0;
+	int err;
+
+	if (acct > READ_ONCE(gb_ssd_max))
+		return -ENOSPC;
+	while (atomic64_add_return(acct, &gb_tail_bytes) > READ_ONCE(gb_ssd_max)) {
+		atomic64_sub(acct, &gb_tail_bytes);
+		if (!gb_evict_one(true))
+			return -ENOSPC;
+	}
+	priv->tail_acct = acct;
+	t = gb_tail_create(ssd);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	priv->tail = t;
+	/* Reserve the space now so that SSD full is detected before commit. */
+	for (;;) {
+		err = vfs_fallocate(t->file, 0, 0, tail_len);
+		if (err == -EOPNOTSUPP)
+			return 0;
+		if (err != -ENOSPC || ++tries > 4)
+			return err;
+		if (!gb_evict_one(true) && tries > 1)
+			return -ENOSPC;
+		gb_evict_one(true);
+		gb_drain_frees();
+	}
+}
+
+/**
+ * gb_obj_alloc - build a new, unpublished object
+ * @key:     key bytes
+ * @klen:    key length
+ * @flags:   client flags
+ * @exptime: memcache exptime or absolute time (see gb_exptime_abs())
+ * @len:     value length
+ *
+ * Reserves head pages (evicting as needed) and, for values longer than
+ * ram_head, creates and reserves the tail file. Process context.
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
+			    s64 exptime, u64 len)
+{
+	u32 ram_head = READ_ONCE(gb_ram_head);
+	struct gb_obj_priv *priv;
+	struct gb_ssd *ssd = NULL;
+	struct gb_obj *obj;
+	u32 head_len, nr;
+	int err;
+
+	if (!gb_key_valid(key, klen))
+		return ERR_PTR(-EINVAL);
+	if (len > GB_VALUE_MAX)
+		return ERR_PTR(-E2BIG);
+	head_len = min_t(u64, len, ram_head);
+	if (len > head_len) {
+		ssd = gb_ssd_get_current();
+		if (!ssd)
+			return ERR_PTR(-E2BIG);
+	}
+	nr = DIV_ROUND_UP(head_len, PAGE_SIZE);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	priv = kvzalloc(struct_size(priv, pages, nr), GFP_KERNEL);
+	if (!obj || !priv) {
+		kfree(obj);
+		kvfree(priv);
+		gb_ssd_put(ssd);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&obj->ref, 1);
+	obj->len = len;
+	obj->flags = flags;
+	obj->exptime = gb_exptime_abs(exptime);
+	obj->priv = priv;
+	obj->klen = klen;
+	memcpy(obj->key, key, klen);
+	priv->obj = obj;
+	priv->head_len = head_len;
+	priv->nr_pages = nr;
+	INIT_LIST_HEAD(&priv->lru);
+
+	err = gb_obj_alloc_pages(priv);
+	if (!err && ssd)
+		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
+	gb_ssd_put(ssd);
+	if (err) {
+		gb_obj_put(obj);
+		return ERR_PTR(err);
+	}
+	return obj;
+}
+
+/**
+ * gb_obj_write - fill value bytes of an unpublished object
+ * @obj: object from gb_obj_alloc()
+ * @off: value offset
+ * @src: bytes
+ * @len: count
+ *
+ * Return: 0, -EINVAL out of range, or the tail file's write error.
+ */
+int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	size_t n;
+
+	if (off > obj->len || len > obj->len - off)
+		return -EINVAL;
+	while (len && off < priv->head_len) {
+		struct page *page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
+		unsigned int pgoff = offset_in_page(off);
+		void *p;
+
+		n = min_t(u64, len, min_t(u64, PAGE_SIZE - pgoff,
+					  priv->head_len - off));
+		p = kmap_local_page(page);
+		memcpy(p + pgoff, src, n);
+		kunmap_local(p);
+		src += n;
+		off += n;
+		len -= n;
+	}
+	if (!len)
+		return 0;
+	return gb_tail_write(priv->tail, off - priv->head_len, src, len);
+}
+
+/**
+ * gb_obj_get_page - reference the page holding value byte @off
+ * @obj:   referenced object
+ * @off:   value offset
+ * @pg:    page (put_page() when done)
+ * @pgoff: offset of @off in *@pg
+ * @seg:   contiguous value bytes from @off in *@pg
+ *
+ * Return: 0 or -errno. Sleeps for tail bytes.
+ */
+int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
+		    unsigned int *pgoff, unsigned int *seg)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	struct page *page;
+	u64 end;
+
+	if (off >= obj->len)
+		return -EINVAL;
+	if (off < priv->head_len) {
+		page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
+		get_page(page);
+		end = priv->head_len;
+	} else {
+		page = gb_tail_get_page(priv->tail, off - priv->head_len,
+					obj->len - priv->head_len);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		end = obj->len;
+	}
+	*pg = page;
+	*pgoff = offset_in_page(off);
+	*seg = min_t(u64, PAGE_SIZE - *pgoff, end - off);
+	return 0;
+}
+
+/**
+ * gb_obj_read - copy value bytes out
+ * @obj: referenced object
+ * @off: value offset
+ * @dst: buffer
+ * @len: count
+ *
+ * Return: 0 or -errno. Sleeps for tail bytes.
+ */
+int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	size_t n;
+
+	if (off > obj->len || len > obj->len - off)
+		return -EINVAL;
+	while (len && off < priv->head_len) {
+		struct page *page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
+		unsigned int pgoff = offset_in_page(off);
+		void *p;
+
+		n = min_t(u64, len, min_t(u64, PAGE_SIZE - pgoff,
+					  priv->head_len - off));
+		p = kmap_local_page(page);
+		memcpy(dst, p + pgoff, n);
+		kunmap_local(p);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	if (!len)
+		return 0;
+	return gb_tail_read(priv->tail, off - priv->head_len, dst, len);
+}
+
+/**
+ * gb_obj_copy - copy value bytes between objects
+ * @dst:     unpublished destination
+ * @dst_off: offset in @dst
+ * @src:     referenced source
+ * @src_off: offset in @src
+ * @len:     count
+ *
+ * Return: 0 or -errno. Sleeps.
+ */
+int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
+		u64 src_off, u64 len)
+{
+	void *buf;
+	size_t n;
+	int err = 0;
+
+	if (src_off > src->len || len > src->len - src_off ||
+	    dst_off > dst->len || len > dst->len - dst_off)
+		return -EINVAL;
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (len && !err) {
+		n = min_t(u64, len, PAGE_SIZE);
+		err = gb_obj_read(src, src_off, buf, n);
+		if (!err)
+			err = gb_obj_write(dst, dst_off, buf, n);
+		src_off += n;
+		dst_off += n;
+		len -= n;
+	}
+	kfree(buf);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lookups                                                                */
+
+/* Referenced live object or NULL; @why is set to the GET counter to bump. */
+static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
+{
+	struct gb_key k = { .key = key, .klen = klen };
+	struct gb_obj *obj;
+	s64 now;
+
+	*why = GB_ST_GET_MISSES;
+	if (!gb_key_valid(key, klen))
+		return NULL;
+	rcu_read_lock();
+	obj = rhashtable_lookup(&gb_ht, &k, gb_ht_params);
+	if (obj && !refcount_inc_not_zero(&obj->ref))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj)
+		return NULL;
+	now = gb_now();
+	if (gb_obj_dead(obj, now)) {
+		*why = gb_obj_expired(obj, now) ? GB_ST_GET_EXPIRED :
+						  GB_ST_GET_FLUSHED;
+		gb_obj_put(obj);
+		/* Lazy reclaim: the worker unlinks it (we may be atomic). */
+		gb_store_kick_maint();
+		return NULL;
+	}
+	return obj;
+}
+
+/**
+ * gb_store_get - look up a live object
+ * @key:  key
+ * @klen: key length
+ *
+ * Any context. Return: a referenced object or NULL.
+ */
+struct gb_obj *gb_store_get(const char *key, size_t klen)
+{
+	struct gb_obj *obj;
+	int why;
+
+	obj = gb_lookup(key, klen, &why);
+	if (!obj) {
+		gb_stat_inc(GB_ST_GET_MISSES);
+		if (why != GB_ST_GET_MISSES)
+			gb_stat_inc(why);
+		return NULL;
+	}
+	if (!READ_ONCE(obj->priv->visited))
+		WRITE_ONCE(obj->priv->visited, true);
+	if (!READ_ONCE(obj->priv->fetched))
+		WRITE_ONCE(obj->priv->fetched, true);
+	gb_stat_inc(GB_ST_GET_HITS);
+	return obj;
+}
+
+struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime)
+{
+	struct gb_obj *obj;
+
+	gb_stat_inc(GB_ST_CMD_TOUCH);
+	obj = gb_store_get(key, klen);
+	if (!obj) {
+		gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return NULL;
+	}
+	gb_stat_inc(GB_ST_TOUCH_HITS);
+	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	return obj;
+}
+
+int gb_store_touch(const char *key, size_t klen, s64 exptime)
+{
+	struct gb_obj *obj;
+	int why;
+
+	gb_stat_inc(GB_ST_CMD_TOUCH);
+	obj = gb_lookup(key, klen, &why);
+	if (!obj) {
+		gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return GB_NOT_FOUND;
+	}
+	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	WRITE_ONCE(obj->priv->visited, true);
+	gb_stat_inc(GB_ST_TOUCH_HITS);
+	gb_obj_put(obj);
+	if (obj->exptime < 0)
+		gb_store_kick_maint();
+	return GB_STORED;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Mutations                                                              */
+
+/* Live linked object for @obj's key, or NULL; caller holds gb_wlock. */
+static struct gb_obj *gb_find_locked(const char *key, size_t klen, s64 now)
+{
+	struct gb_key k = { .key = key, .klen = klen };
+	struct gb_obj *old;
+
+	old = rhashtable_lookup_fast(&gb_ht, &k, gb_ht_params);
+	if (old && gb_obj_dead(old, now)) {
+		gb_unlink_dead(old, now);
+		old = NULL;
+	}
+	return old;
+}
+
+/* Link @obj (taking over the caller's reference), replacing @old. */
+static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	int err;
+
+	obj->cas = atomic64_inc_return(&gb_cas_seq);
+	priv->stime = now;
+	priv->id = ++gb_next_id;
+	err = xa_err(xa_store(&gb_ids, priv->id, obj, GFP_KERNEL));
+	if (err)
+		return err;
+	if (old) {
+		err = rhashtable_replace_fast(&gb_ht, &old->node, &obj->node,
+					      gb_ht_params);
+		if (!err)
+			gb_unlink(old, false);
+	} else {
+		err = rhashtable_insert_fast(&gb_ht, &obj->node, gb_ht_params);
+	}
+	if (err) {
+		xa_erase(&gb_ids, priv->id);
+		return err;
+	}
+	priv->linked = true;
+	list_add_tail(&priv->lru, &gb_clock);
+	atomic64_inc(&gb_items);
+	atomic64_add(obj->len, &gb_bytes);
+	atomic_inc(&gb_gen);
+	gb_stat_inc(GB_ST_TOTAL_ITEMS);
+	return 0;
+}
+
+static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
+			     u64 cas, bool count)
+{
+	s64 now = gb_now();
+	struct gb_obj *old;
+	int res = GB_STORED;
+	int err;
+
+	mutex_lock(&gb_wlock);
+	old = gb_find_locked(obj->key, obj->klen, now);
+	switch (mode) {
+	case GB_MODE_SET:
+		break;
+	case GB_MODE_ADD:
+		if (old) {
+			WRITE_ONCE(old->priv->visited, true);
+			res = GB_NOT_STORED;
+		}
+		break;
+	case GB_MODE_REPLACE:
+		if (!old)
+			res = GB_NOT_STORED;
+		break;
+	case GB_MODE_CAS:
+		if (!old)
+			res = GB_NOT_FOUND;
+		else if (old->cas != cas)
+			res = GB_EXISTS;
+		if (count)
+			gb_stat_inc(res == GB_NOT_FOUND ? GB_ST_CAS_MISSES :
+				    res == GB_EXISTS ? GB_ST_CAS_BADVAL :
+				    GB_ST_CAS_HITS);
+		break;
+	default:
+		res = -EINVAL;
+	}
+	if (res == GB_STORED) {
+		if (obj->exptime < 0) {
+			/* Already expired: storing it just removes the old one. */
+			if (old)
+				gb_unlink(old, true);
+			gb_obj_put(obj);
+		} else {
+			err = gb_link_locked(obj, old, now);
+			if (err) {
+				res = err;
+				gb_obj_put(obj);
+			}
+		}
+	} else {
+		gb_obj_put(obj);
+	}
+	mutex_unlock(&gb_wlock);
+	return res;
+}
+
+/* Append/prepend: build old + new (or new + old) and swap it in by CAS. */
+static int gb_store_concat(struct gb_obj *add, bool prepend)
+{
+	struct gb_obj *old, *obj;
+	int why, res, tries;
+
+	for (tries = 0; tries < 16; tries++) {
+		old = gb_lookup(add->key, add->klen, &why);
+		if (!old) {
+			res = GB_NOT_STORED;
+			break;
+		}
+		if (old->len + add->len > GB_VALUE_MAX) {
+			gb_obj_put(old);
+			res = -E2BIG;
+			break;
+		}
+		obj = gb_obj_alloc(add->key, add->klen, old->flags,
+				   READ_ONCE(old->exptime) ?: 0,
+				   old->len + add->len);
+		if (IS_ERR(obj)) {
+			gb_obj_put(old);
+			res = PTR_ERR(obj);
+			break;
+		}
+		res = gb_obj_copy(obj, prepend ? add->len : 0, old, 0, old->len);
+		if (!res)
+			res = gb_obj_copy(obj, prepend ? 0 : old->len, add, 0,
+					  add->len);
+		if (res) {
+			gb_obj_put(old);
+			gb_obj_put(obj);
+			break;
+		}
+		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		gb_obj_put(old);
+		if (res != GB_EXISTS) {
+			if (res == GB_NOT_FOUND)
+				res = GB_NOT_STORED;
+			break;
+		}
+	}
+	gb_obj_put(add);
+	return res;
+}
+
+/**
+ * gb_store_commit - publish an object
+ * @obj:  object from gb_obj_alloc(), fully written
+ * @mode: memcache storage command
+ * @cas:  expected CAS unique for GB_MODE_CAS
+ *
+ * Consumes the caller's reference. Process context.
+ *
+ * Return: a &enum gb_store_result or -errno.
+ */
+int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas)
+{
+	gb_stat_inc(GB_ST_CMD_SET);
+	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
+		return gb_store_concat(obj, mode == GB_MODE_PREPEND);
+	return __gb_store_commit(obj, mode, cas, true);
+}
+
+int gb_store_delete(const char *key, size_t klen, u64 cas)
+{
+	struct gb_obj *old;
+	int res = GB_NOT_FOUND;
+
+	if (!gb_key_valid(key, klen)) {
+		gb_stat_inc(GB_ST_DELETE_MISSES);
+		return GB_NOT_FOUND;
+	}
+	mutex_lock(&gb_wlock);
+	old = gb_find_locked(key, klen, gb_now());
+	if (old && cas && old->cas != cas) {
+		res = GB_EXISTS;
+	} else if (old) {
+		gb_unlink(old, true);
+		res = GB_STORED;
+	}
+	mutex_unlock(&gb_wlock);
+	gb_stat_inc(res == GB_STORED ? GB_ST_DELETE_HITS : GB_ST_DELETE_MISSES);
+	return res;
+}
+
+/* Parse a memcached counter: 1..20 digits, optional trailing spaces. */
+static int gb_parse_counter(const char *s, size_t len, u64 *val)
+{
+	u64 v = 0;
+	size_t i = 0;
+
+	if (!len || len > 20)
+		return -EINVAL;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (check_mul_overflow(v, (u64)10, &v) ||
+		    check_add_overflow(v, (u64)(s[i] - '0'), &v))
+			return -EINVAL;
+	}
+	if (!i)
+		return -EINVAL;
+	for (; i < len; i++)
+		if (s[i] != ' ')
+			return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/**
+ * gb_store_arith - memcached incr/decr
+ * @key:     key
+ * @klen:    key length
+ * @decr:    decrement instead of increment
+ * @delta:   amount
+ * @result:  new value
+ * @cas_out: CAS unique of the new object (may be NULL)
+ *
+ * The new value is stored as a new object holding its decimal string
+ * (flags and exptime kept). incr wraps at 2^64, decr stops at 0.
+ *
+ * Return: GB_STORED, GB_NOT_FOUND, -EINVAL (not a number) or -errno.
+ */
+int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
+		   u64 *result, u64 *cas_out)
+{
+	struct gb_obj *old, *obj;
+	char buf[24];
+	int why, res = -EAGAIN, tries, n;
+	u64 v;
+
+	for (tries = 0; tries < 16 && res == -EAGAIN; tries++) {
+		old = gb_lookup(key, klen, &why);
+		if (!old) {
+			res = GB_NOT_FOUND;
+			break;
+		}
+		res = old->len <= 20 ? gb_obj_read(old, 0, buf, old->len) : -EINVAL;
+		if (!res)
+			res = gb_parse_counter(buf, old->len, &v);
+		if (res) {
+			gb_obj_put(old);
+			break;
+		}
+		if (decr)
+			v = v < delta ? 0 : v - delta;
+		else
+			v += delta;
+		n = snprintf(buf, sizeof(buf), "%llu", v);
+		obj = gb_obj_alloc(key, klen, old->flags,
+				   READ_ONCE(old->exptime), n);
+		if (IS_ERR(obj)) {
+			gb_obj_put(old);
+			res = PTR_ERR(obj);
+			break;
+		}
+		res = gb_obj_write(obj, 0, buf, n);
+		if (res) {
+			gb_obj_put(obj);
+			gb_obj_put(old);
+			break;
+		}
+		refcount_inc(&obj->ref);
+		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		gb_obj_put(old);
+		if (res == GB_STORED) {
+			*result = v;
+			if (cas_out)
+				*cas_out = obj->cas;
+		} else if (res == GB_EXISTS) {
+			res = -EAGAIN;
+		}
+		gb_obj_put(obj);
+	}
+	if (res == -EAGAIN)
+		res = -EBUSY;
+	if (decr)
+		gb_stat_inc(res == GB_STORED ? GB_ST_DECR_HITS : GB_ST_DECR_MISSES);
+	else
+		gb_stat_inc(res == GB_STORED ? GB_ST_INCR_HITS : GB_ST_INCR_MISSES);
+	return res;
+}
+
+/* Unlink every dead object (or all with @all, or all tailed with @tails). */
+static void gb_reclaim(bool all, bool tails)
+{
+	struct gb_obj *obj;
+	unsigned long id;
+	s64 now = gb_now();
+	unsigned int n = 0;
+
+	mutex_lock(&gb_wlock);
+	xa_for_each(&gb_ids, id, obj) {
+		if (all || (tails && obj->priv->tail))
+			gb_unlink(obj, true);
+		else if (gb_obj_dead(obj, now))
+			gb_unlink_dead(obj, now);
+		if (!(++n % 1024)) {
+			mutex_unlock(&gb_wlock);
+			cond_resched();
+			mutex_lock(&gb_wlock);
+		}
+	}
+	mutex_unlock(&gb_wlock);
+}
+
+static void gb_flush_now(void)
+{
+	atomic64_set(&gb_flush_cas, atomic64_read(&gb_cas_seq));
+	WRITE_ONCE(gb_flush_when, 0);
+	gb_store_kick_maint();
+}
+
+static void gb_flush_work(struct work_struct *work)
+{
+	gb_flush_now();
+}
+
+/**
+ * gb_store_flush - memcached flush_all
+ * @when: absolute time (or memcache exptime) at which everything stored up
+ *        to then becomes invalid; <= now flushes immediately
+ */
+void gb_store_flush(s64 when)
+{
+	s64 now = gb_now();
+
+	when = when > 0 ? gb_exptime_abs(when) : 0;
+	if (when <= now) {
+		cancel_delayed_work(&gb_flush_dwork);
+		gb_flush_now();
+		return;
+	}
+	WRITE_ONCE(gb_flush_when, when);
+	mod_delayed_work(gb_wq, &gb_flush_dwork, (when - now) * HZ);
+}
+
+static void gb_maint_work(struct work_struct *work)
+{
+	gb_reclaim(false, false);
+	gb_pool_maint(false);
+	if (READ_ONCE(gb_running))
+		queue_delayed_work(gb_wq, &gb_maint_dwork, GB_MAINT_PERIOD);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Dumps, statistics, configuration                                       */
+
+/**
+ * gb_store_walk - visit live objects in id order
+ * @cursor: next id to visit (0 to start); updated
+ * @fn:     visitor; a non-zero return stops the walk at that object
+ * @arg:    passed to @fn
+ *
+ * An object is visited at most once per walk and every object that stays
+ * linked during the walk is visited. Return: 0 at the end, or @fn's error
+ * (*@cursor then points at the object to retry).
+ */
+int gb_store_walk(u64 *cursor, gb_store_visit_fn fn, void *arg)
+{
+	unsigned long id = *cursor;
+	struct gb_obj *obj;
+	s64 now = gb_now();
+	int err;
+
+	for (;;) {
+		rcu_read_lock();
+		obj = xa_find(&gb_ids, &id, ULONG_MAX, XA_PRESENT);
+		if (obj && !refcount_inc_not_zero(&obj->ref)) {
+			rcu_read_unlock();
+			id++;
+			continue;
+		}
+		rcu_read_unlock();
+		if (!obj)
+			break;
+		if (gb_obj_dead(obj, now)) {
+			gb_obj_put(obj);
+			id++;
+			continue;
+		}
+		err = fn(obj, arg);
+		gb_obj_put(obj);
+		if (err) {
+			*cursor = id;
+			return err;
+		}
+		id++;
+	}
+	*cursor = id;
+	return 0;
+}
+
+void gb_store_get_stats(struct gb_store_stats *st)
+{
+	struct gb_pool_stats ps;
+
+	memset(st, 0, sizeof(*st));
+	gb_pool_get_stats(&ps);
+	st->curr_items = atomic64_read(&gb_items);
+	st->total_items = gb_stat_sum(GB_ST_TOTAL_ITEMS);
+	st->bytes = atomic64_read(&gb_bytes);
+	st->head_bytes = atomic64_read(&gb_head_bytes);
+	st->tail_bytes = atomic64_read(&gb_tail_bytes);
+	st->evictions = gb_stat_sum(GB_ST_EVICTIONS);
+	st->expired_unfetched = gb_stat_sum(GB_ST_EXPIRED_UNFETCHED);
+	st->reclaimed = gb_stat_sum(GB_ST_RECLAIMED);
+	st->get_hits = gb_stat_sum(GB_ST_GET_HITS);
+	st->get_misses = gb_stat_sum(GB_ST_GET_MISSES);
+	st->get_expired = gb_stat_sum(GB_ST_GET_EXPIRED);
+	st->get_flushed = gb_stat_sum(GB_ST_GET_FLUSHED);
+	st->cmd_set = gb_stat_sum(GB_ST_CMD_SET);
+	st->cmd_touch = gb_stat_sum(GB_ST_CMD_TOUCH);
+	st->touch_hits = gb_stat_sum(GB_ST_TOUCH_HITS);
+	st->touch_misses = gb_stat_sum(GB_ST_TOUCH_MISSES);
+	st->delete_hits = gb_stat_sum(GB_ST_DELETE_HITS);
+	st->delete_misses = gb_stat_sum(GB_ST_DELETE_MISSES);
+	st->incr_hits = gb_stat_sum(GB_ST_INCR_HITS);
+	st->incr_misses = gb_stat_sum(GB_ST_INCR_MISSES);
+	st->decr_hits = gb_stat_sum(GB_ST_DECR_HITS);
+	st->decr_misses = gb_stat_sum(GB_ST_DECR_MISSES);
+	st->cas_hits = gb_stat_sum(GB_ST_CAS_HITS);
+	st->cas_misses = gb_stat_sum(GB_ST_CAS_MISSES);
+	st->cas_badval = gb_stat_sum(GB_ST_CAS_BADVAL);
+	st->blocks_total = ps.blocks_total;
+	st->blocks_huge = ps.blocks_huge;
+	st->blocks_small = ps.blocks_small;
+	st->pages_free = ps.pages_free;
+	st->pages_quarantined = ps.pages_quarantined;
+	st->quarantined_total = gb_stat_sum(GB_ST_QUARANTINED);
+	st->memory_limit = READ_ONCE(gb_cfg.memory);
+	st->ssd_limit = READ_ONCE(gb_ssd_max);
+}
+
+void gb_store_get_config(struct gb_store_config *cfg)
+{
+	mutex_lock(&gb_cfg_mutex);
+	*cfg = gb_cfg;
+	cfg->ssd_max = gb_ssd_max;
+	mutex_unlock(&gb_cfg_mutex);
+}
+
+static u64 gb_default_memory(void)
+{
+	return ((u64)totalram_pages() << PAGE_SHIFT) / 8;
+}
+
+#define GB_REFUSE(msg, code) do {			\
+	NL_SET_ERR_MSG(extack, msg);			\
+	pr_err("config refused: %s\n", msg);		\
+	err = code;					\
+	goto out;					\
+} while (0)
+
+/**
+ * gb_store_set_config - apply a complete configuration
+ * @cfg:    wanted configuration (memory 0 = 1/8 of RAM, ssd_max 0 = 90% of
+ *          the free space, empty ssd_dir = RAM only)
+ * @extack: receives the reason of a refusal
+ *
+ * Either everything is applied or nothing is. Process context.
+ *
+ * Return: 0 or -errno.
+ */
+int gb_store_set_config(const struct gb_store_config *cfg,
+			struct netlink_ext_ack *extack)
+{
+	u64 memory = cfg->memory ?: gb_default_memory();
+	bool geom = cfg->block != gb_cfg.block || cfg->ram_head != gb_cfg.ram_head;
+	struct gb_ssd *ssd = NULL, *old_ssd = NULL;
+	bool dir_change;
+	const char *why = NULL;
+	u32 old_block;
+	int err = 0;
+
+	mutex_lock(&gb_cfg_mutex);
+	if (cfg->ram_head < 4096 || !PAGE_ALIGNED(cfg->ram_head) ||
+	    cfg->ram_head > GB_RAM_HEAD_MAX)
+		GB_REFUSE("ram_head must be a page multiple between 4 KiB and 16 MiB",
+			  -EINVAL);
+	if (!PAGE_ALIGNED(cfg->block) || cfg->block < cfg->ram_head ||
+	    cfg->block > GB_BLOCK_MAX)
+		GB_REFUSE("block must be a page multiple, at least ram_head and at most 1 GiB",
+			  -EINVAL);
+	if (memory > (u64)totalram_pages() << PAGE_SHIFT)
+		GB_REFUSE("memory exceeds the total RAM of the machine", -EINVAL);
+	if (memory < cfg->block)
+		GB_REFUSE("memory is smaller than one block", -EINVAL);
+	if (strnlen(cfg->ssd_dir, sizeof(cfg->ssd_dir)) >= sizeof(cfg->ssd_dir))
+		GB_REFUSE("ssd_dir is too long", -ENAMETOOLONG);
+
+	if (geom) {
+		gb_reclaim(false, false);
+		if (atomic64_read(&gb_items))
+			GB_REFUSE("ram_head/block cannot change while objects are stored",
+				  -EBUSY);
+	}
+	if (memory < (u64)atomic64_read(&gb_head_bytes))
+		GB_REFUSE("memory is below the RAM used by stored objects; delete or flush first",
+			  -EBUSY);
+
+	old_block = gb_cfg.block;
+	if (cfg->block != gb_cfg.block) {
+		gb_drain_frees();
+		if (gb_pool_set_block(cfg->block))
+			GB_REFUSE("head pages are still referenced by in-flight sends; retry",
+				  -EBUSY);
+	}
+
+	dir_change = strcmp(cfg->ssd_dir, gb_cfg.ssd_dir) != 0;
+	if (cfg->ssd_dir[0] && (dir_change || geom)) {
+		ssd = gb_ssd_open(cfg->ssd_dir, cfg->ram_head, cfg->block,
+				  &gb_uuid, &why);
+		if (IS_ERR(ssd)) {
+			err = PTR_ERR(ssd);
+			if (extack)
+				extack->_msg = why;
+			pr_err("ssd_dir %s refused: %s (%d)\n", cfg->ssd_dir,
+			       why, err);
+			if (cfg->block != old_block)
+				gb_pool_set_block(old_block);
+			goto out;
+		}
+	}
+
+	/* Nothing can fail from here on. */
+	if (cfg->ssd_dir[0] && (dir_change || geom)) {
+		spin_lock(&gb_ssd_lock);
+		old_ssd = gb_ssd;
+		gb_ssd = ssd;
+		spin_unlock(&gb_ssd_lock);
+	} else if (!cfg->ssd_dir[0] && gb_ssd) {
+		spin_lock(&gb_ssd_lock);
+		old_ssd = gb_ssd;
+		gb_ssd = NULL;
+		spin_unlock(&gb_ssd_lock);
+	}
+	if (old_ssd) {
+		/* Tails in the old directory go with their objects. */
+		gb_reclaim(false, true);
+		gb_ssd_put(old_ssd);
+	}
+	gb_cfg.ram_head = cfg->ram_head;
+	WRITE_ONCE(gb_ram_head, cfg->ram_head);
+	gb_cfg.block = cfg->block;
+	gb_cfg.memory = memory;
+	gb_pool_set_memory(memory);
+	strscpy(gb_cfg.ssd_dir, cfg->ssd_dir, sizeof(gb_cfg.ssd_dir));
+	if (gb_ssd)
+		WRITE_ONCE(gb_ssd_max, cfg->ssd_max ?: gb_ssd_default_max(gb_ssd));
+	else
+		WRITE_ONCE(gb_ssd_max, 0);
+	gb_cfg.ssd_max = gb_ssd_max;
+	gb_store_kick_maint();
+out:
+	mutex_unlock(&gb_cfg_mutex);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* debugfs test interface: /sys/kernel/debug/goblin/store                 */
+
+/*
+ * Commands written to the file (one per write):
+ *   set KEY LEN SEED [EXPTIME]   store LEN pattern bytes derived from SEED
+ *   get KEY SEED                 check the value against the pattern
+ *   del KEY                      delete
+ *   flush [WHEN]                 flush_all
+ *   touch KEY EXPTIME            touch
+ * Reading the file returns the result of the last command and the stats.
+ */
+static DEFINE_MUTEX(gb_dbg_mutex);
+static char gb_dbg_result[128];
+
+static u8 gb_dbg_byte(u64 i, u32 seed)
+{
+	return (u8)((i * 131 + seed * 7 + (i >> 12)) & 0xff);
+}
+
+static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime)
+{
+	struct gb_obj *obj;
+	u8 *buf;
+	u64 off, i;
+	size_t n;
+	int err = 0;
+
+	obj = gb_obj_alloc(key, strlen(key), seed, exptime, len);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	for (off = 0; off < len && !err; off += n) {
+		n = min_t(u64, len - off, PAGE_SIZE);
+		for (i = 0; i < n; i++)
+			buf[i] = gb_dbg_byte(off + i, seed);
+		err = gb_obj_write(obj, off, buf, n);
+	}
+	kfree(buf);
+	if (err) {
+		gb_obj_put(obj);
+		return err;
+	}
+	return gb_store_commit(obj, GB_MODE_SET, 0);
+}
+
+static int gb_dbg_get(const char *key, u32 seed, u64 *len)
+{
+	struct gb_obj *obj;
+	struct page *pg;
+	unsigned int pgoff, seg, i;
+	u64 off;
+	u8 *p;
+	int err = 0;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	*len = obj->len;
+	for (off = 0; off < obj->len && !err; off += seg) {
+		err = gb_obj_get_page(obj, off, &pg, &pgoff, &seg);
+		if (err)
+			break;
+		p = kmap_local_page(pg);
+		for (i = 0; i < seg; i++)
+			if (p[pgoff + i] != gb_dbg_byte(off + i, seed)) {
+				err = -EILSEQ;
+				break;
+			}
+		kunmap_local(p);
+		put_page(pg);
+	}
+	gb_obj_put(obj);
+	return err;
+}
+
+static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char cmd[16], key[GB_KEY_MAX + 1];
+	long long a = 0, c = 0;
+	unsigned int b = 0;
+	u64 len = 0;
+	char *buf;
+	int n, res;
+
+	if (count > 512)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	n = sscanf(buf, "%15s %250s %lld %u %lld", cmd, key, &a, &b, &c);
+	if (n >= 1 && !strcmp(cmd, "flush"))
+		n = sscanf(buf, "%15s %lld", cmd, &a);
+	kfree(buf);
+	mutex_lock(&gb_dbg_mutex);
+	if (n >= 4 && !strcmp(cmd, "set")) {
+		res = gb_dbg_set(key, a, b, n >= 5 ? c : 0);
+	} else if (n >= 3 && !strcmp(cmd, "get")) {
+		res = gb_dbg_get(key, a, &len);
+	} else if (n >= 2 && !strcmp(cmd, "del")) {
+		res = gb_store_delete(key, strlen(key), 0);
+	} else if (n >= 3 && !strcmp(cmd, "touch")) {
+		res = gb_store_touch(key, strlen(key), a);
+	} else if (n >= 1 && !strcmp(cmd, "flush")) {
+		gb_store_flush(n >= 2 ? a : 0);
+		res = 0;
+	} else {
+		mutex_unlock(&gb_dbg_mutex);
+		return -EINVAL;
+	}
+	snprintf(gb_dbg_result, sizeof(gb_dbg_result), "%s %d %llu\n", cmd,
+		 res, len);
+	mutex_unlock(&gb_dbg_mutex);
+	return count;
+}
+
+static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	struct gb_store_stats st;
+	ssize_t ret;
+	char *buf;
+	int len;
+
+	buf = kmalloc(2048, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	gb_store_get_stats(&st);
+	mutex_lock(&gb_dbg_mutex);
+	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
+	mutex_unlock(&gb_dbg_mutex);
+	len += scnprintf(buf + len, 2048 - len,
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\n",
+			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
+			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
+			 st.get_misses, st.get_expired, st.get_flushed,
+			 st.blocks_total, st.blocks_huge, st.blocks_small,
+			 st.pages_free, st.pages_quarantined,
+			 st.quarantined_total, st.memory_limit, st.ssd_limit);
+	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations gb_dbg_fops = {
+	.owner = THIS_MODULE,
+	.read = gb_dbg_read,
+	.write = gb_dbg_write,
+	.llseek = default_llseek,
+};
+
+static void gb_dbg_init(void)
+{
+	gb_dbg_dir = debugfs_lookup("goblin", NULL);
+	if (!gb_dbg_dir) {
+		gb_dbg_dir = debugfs_create_dir("goblin", NULL);
+		gb_dbg_own_dir = true;
+	}
+	debugfs_create_file("store", 0600, gb_dbg_dir, NULL, &gb_dbg_fops);
+}
+
+static void gb_dbg_exit(void)
+{
+	if (IS_ERR_OR_NULL(gb_dbg_dir))
+		return;
+	debugfs_lookup_and_remove("store", gb_dbg_dir);
+	if (gb_dbg_own_dir)
+		debugfs_remove(gb_dbg_dir);
+	else
+		dput(gb_dbg_dir);
+	gb_dbg_dir = NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Init / exit                                                            */
 
 int gb_store_init(void)
 {
+	struct gb_store_config cfg = {};
+	int err;
+
+	uuid_gen(&gb_uuid);
+	atomic64_set(&gb_cas_seq, 0);
+	atomic64_set(&gb_flush_cas, 0);
+	gb_flush_when = 0;
+	gb_next_id = 0;
+	gb_ssd = NULL;
+	gb_ssd_max = 0;
+	atomic64_set(&gb_items, 0);
+	atomic64_set(&gb_bytes, 0);
+	atomic64_set(&gb_head_bytes, 0);
+	atomic64_set(&gb_tail_bytes, 0);
+
+	cfg.memory = gb_param_memory;
+	cfg.block = gb_param_block;
+	cfg.ram_head = gb_param_ram_head;
+	cfg.ssd_max = gb_param_ssd_max;
+	strscpy(cfg.ssd_dir, gb_param_ssd_dir ?: "", sizeof(cfg.ssd_dir));
+
+	err = rhashtable_init(&gb_ht, &gb_ht_params);
+	if (err)
+		return err;
+	gb_wq = alloc_workqueue("goblin_store", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	gb_free_wq = alloc_workqueue("goblin_free", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!gb_wq || !gb_free_wq) {
+		err = -ENOMEM;
+		goto err_wq;
+	}
+	INIT_DELAYED_WORK(&gb_maint_dwork, gb_maint_work);
+	INIT_DELAYED_WORK(&gb_flush_dwork, gb_flush_work);
+
+	/* Geometry the validation compares against: none yet. */
+	gb_cfg.block = cfg.block;
+	gb_cfg.ram_head = cfg.ram_head;
+	gb_cfg.ssd_dir[0] = '\0';
+	gb_ram_head = cfg.ram_head;
+	err = gb_pool_init(cfg.memory ?: gb_default_memory(), cfg.block);
+	if (err)
+		goto err_wq;
+	err = gb_store_set_config(&cfg, NULL);
+	if (err) {
+		pr_err("invalid module parameters (%d)\n", err);
+		goto err_pool;
+	}
+	WRITE_ONCE(gb_running, true);
+	queue_delayed_work(gb_wq, &gb_maint_dwork, GB_MAINT_PERIOD);
+	gb_dbg_init();
 	return 0;
+
+err_pool:
+	gb_pool_exit();
+err_wq:
+	if (gb_wq)
+		destroy_workqueue(gb_wq);
+	if (gb_free_wq)
+		destroy_workqueue(gb_free_wq);
+	gb_wq = NULL;
+	gb_free_wq = NULL;
+	rhashtable_destroy(&gb_ht);
+	return err;
 }
 
 void gb_store_exit(void)
 {
+	gb_dbg_exit();
+	WRITE_ONCE(gb_running, false);
+	cancel_delayed_work_sync(&gb_flush_dwork);
+	cancel_delayed_work_sync(&gb_maint_dwork);
+	gb_reclaim(true, false);
+	gb_drain_frees();
+	cancel_delayed_work_sync(&gb_maint_dwork);
+	destroy_workqueue(gb_free_wq);
+	destroy_workqueue(gb_wq);
+	gb_pool_exit();
+	gb_ssd_put(gb_ssd);
+	gb_ssd = NULL;
+	WARN_ON(atomic64_read(&gb_head_bytes));
+	WARN_ON(atomic64_read(&gb_tail_bytes));
+	rhashtable_destroy(&gb_ht);
+	xa_destroy(&gb_ids);
+	memset(&gb_cfg, 0, sizeof(gb_cfg));
 }

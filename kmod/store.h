@@ -169,6 +169,8 @@ struct gb_store_stats {
 	u64 pages_free;
 	u64 memory_limit;
 	u64 ssd_limit;
+	u64 pages_quarantined;	/* head pages waiting for foreign refs */
+	u64 quarantined_total;	/* pages ever put in quarantine */
 };
 
 void gb_store_get_config(struct gb_store_config *cfg);

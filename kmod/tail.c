@@ -1,3 +1,553 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the store subsystem (head page pool). */
+/*
+ * Goblin Store: SSD tier (value tails).
+ *
+ * Tail file scheme: every object longer than ram_head gets one named,
+ * regular file <ssd_dir>/goblin-tails/<16 hex digits> created with O_EXCL
+ * when the object is allocated. The file stays open (struct file held by
+ * the object) for the life of the object and is unlinked with vfs_unlink()
+ * when the object is freed. Named files let operators and tests see what
+ * is on the SSD; a crash or unload leaves them behind, so they are deleted
+ * when a directory is (re)configured.
+ *
+ * Writes go through kernel_write() (page cache, written back by the usual
+ * writeback). Reads use the page cache directly: read_mapping_page() after
+ * synchronous readahead, so a sender gets real page-cache pages. tmpfs has
+ * no ->read_folio, so tails on tmpfs are read with shmem_read_mapping_page();
+ * any other filesystem without ->read_folio gets a bounce page.
+ *
+ * Every function here sleeps and must run in process context.
+ *
+ * Safety marker: <ssd_dir>/.goblin-store records magic, format version,
+ * store uuid, host name, ram_head and block. A directory is accepted when
+ * it is empty (it is then marked), or when its marker has our magic and
+ * version, comes from the same host and matches ram_head and block (a
+ * previous load of this store: its tails are stale and deleted). Anything
+ * else is refused with a reason.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+
 #include "goblin.h"
+#include "tail.h"
+
+static atomic64_t gb_tail_ids = ATOMIC64_INIT(0);
+
+/* Unlink @name in directory @dir; -ENOENT if it is not there. */
+static int gb_unlink_at(const struct path *dir, const char *name)
+{
+	struct inode *dinode = d_inode(dir->dentry);
+	struct dentry *dentry;
+	int err;
+
+	err = mnt_want_write(dir->mnt);
+	if (err)
+		return err;
+	inode_lock_nested(dinode, I_MUTEX_PARENT);
+	dentry = lookup_one_len(name, dir->dentry, strlen(name));
+	if (IS_ERR(dentry)) {
+		err = PTR_ERR(dentry);
+	} else {
+		if (d_is_negative(dentry))
+			err = -ENOENT;
+		else if (d_is_dir(dentry))
+			err = -EISDIR;
+		else
+			err = vfs_unlink(mnt_user_ns(dir->mnt), dinode, dentry,
+					 NULL);
+		dput(dentry);
+	}
+	inode_unlock(dinode);
+	mnt_drop_write(dir->mnt);
+	return err;
+}
+
+/* Make directory @name in @dir if missing and return its path in @out. */
+static int gb_mkdir_at(const struct path *dir, const char *name,
+		       struct path *out)
+{
+	struct inode *dinode = d_inode(dir->dentry);
+	struct dentry *dentry;
+	int err;
+
+	err = mnt_want_write(dir->mnt);
+	if (err)
+		return err;
+	inode_lock_nested(dinode, I_MUTEX_PARENT);
+	dentry = lookup_one_len(name, dir->dentry, strlen(name));
+	if (IS_ERR(dentry)) {
+		err = PTR_ERR(dentry);
+		goto unlock;
+	}
+	if (d_is_negative(dentry))
+		err = vfs_mkdir(mnt_user_ns(dir->mnt), dinode, dentry, 0700);
+	if (!err && !d_is_dir(dentry))
+		err = -ENOTDIR;
+	if (!err) {
+		out->mnt = mntget(dir->mnt);
+		out->dentry = dget(dentry);
+	}
+	dput(dentry);
+unlock:
+	inode_unlock(dinode);
+	mnt_drop_write(dir->mnt);
+	return err;
+}
+
+struct gb_name {
+	struct list_head node;
+	char name[];
+};
+
+struct gb_lister {
+	struct dir_context ctx;
+	struct list_head names;
+	unsigned int count;
+	bool skip_ours;
+	int err;
+};
+
+static bool gb_list_actor(struct dir_context *ctx, const char *name, int len,
+			  loff_t pos, u64 ino, unsigned int type)
+{
+	struct gb_lister *l = container_of(ctx, struct gb_lister, ctx);
+	struct gb_name *n;
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (l->skip_ours &&
+	    ((len == strlen(GB_MARKER_NAME) && !memcmp(name, GB_MARKER_NAME, len)) ||
+	     (len == strlen(GB_TAILS_NAME) && !memcmp(name, GB_TAILS_NAME, len))))
+		return true;
+	l->count++;
+	if (l->skip_ours)
+		return true;	/* only counting */
+	n = kmalloc(sizeof(*n) + len + 1, GFP_KERNEL);
+	if (!n) {
+		l->err = -ENOMEM;
+		return false;
+	}
+	memcpy(n->name, name, len);
+	n->name[len] = '\0';
+	list_add_tail(&n->node, &l->names);
+	return true;
+}
+
+/* List @dir; with @skip_ours only count entries that are not ours. */
+static int gb_list_dir(const struct path *dir, struct gb_lister *l,
+		       bool skip_ours)
+{
+	struct file *f;
+	int err;
+
+	l->ctx.actor = gb_list_actor;
+	l->ctx.pos = 0;
+	INIT_LIST_HEAD(&l->names);
+	l->count = 0;
+	l->skip_ours = skip_ours;
+	l->err = 0;
+	f = file_open_root(dir, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = iterate_dir(f, &l->ctx);
+	fput(f);
+	return err ? err : l->err;
+}
+
+static void gb_free_names(struct gb_lister *l)
+{
+	struct gb_name *n, *tmp;
+
+	list_for_each_entry_safe(n, tmp, &l->names, node)
+		kfree(n);
+	INIT_LIST_HEAD(&l->names);
+}
+
+/* Delete every leftover file of a previous store in the tails directory. */
+static void gb_clean_tails(struct gb_ssd *ssd)
+{
+	struct gb_lister l;
+	struct gb_name *n;
+	unsigned int done = 0;
+
+	if (gb_list_dir(&ssd->tails, &l, false)) {
+		gb_free_names(&l);
+		pr_warn("%s: cannot list stale tails\n", ssd->name);
+		return;
+	}
+	list_for_each_entry(n, &l.names, node)
+		if (!gb_unlink_at(&ssd->tails, n->name))
+			done++;
+	gb_free_names(&l);
+	if (done)
+		pr_info("%s: deleted %u stale tail files\n", ssd->name, done);
+}
+
+struct gb_marker {
+	char magic[16];
+	u32 version;
+	char uuid[40];
+	char host[__NEW_UTS_LEN + 1];
+	u32 ram_head;
+	u32 block;
+};
+
+static int gb_marker_read(struct gb_ssd *ssd, struct gb_marker *m)
+{
+	struct file *f;
+	loff_t pos = 0;
+	char *buf;
+	ssize_t n;
+	int err = 0;
+
+	f = file_open_root(&ssd->dir, GB_MARKER_NAME, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	buf = kzalloc(512, GFP_KERNEL);
+	if (!buf) {
+		fput(f);
+		return -ENOMEM;
+	}
+	n = kernel_read(f, buf, 511, &pos);
+	fput(f);
+	if (n < 0)
+		err = n;
+	else if (sscanf(buf, "%15s %u uuid %39s host %64s ram_head %u block %u",
+			m->magic, &m->version, m->uuid, m->host, &m->ram_head,
+			&m->block) != 6)
+		err = -EINVAL;
+	kfree(buf);
+	return err;
+}
+
+static int gb_marker_write(struct gb_ssd *ssd, u32 ram_head, u32 block,
+			   const uuid_t *uuid)
+{
+	struct file *f;
+	loff_t pos = 0;
+	char *buf;
+	ssize_t n;
+	int len, err;
+
+	buf = kmalloc(512, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	len = scnprintf(buf, 512,
+			"%s %u\nuuid %pUb\nhost %s\nram_head %u\nblock %u\n",
+			GB_MARKER_MAGIC, GB_MARKER_VERSION, uuid,
+			utsname()->nodename[0] ? utsname()->nodename : "-",
+			ram_head, block);
+	f = file_open_root(&ssd->dir, GB_MARKER_NAME,
+			   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (IS_ERR(f)) {
+		kfree(buf);
+		return PTR_ERR(f);
+	}
+	n = kernel_write(f, buf, len, &pos);
+	err = n < 0 ? n : (n != len ? -EIO : 0);
+	if (!err)
+		err = vfs_fsync(f, 0);
+	fput(f);
+	kfree(buf);
+	return err;
+}
+
+static void gb_ssd_release(struct kref *ref)
+{
+	struct gb_ssd *ssd = container_of(ref, struct gb_ssd, ref);
+
+	path_put(&ssd->tails);
+	path_put(&ssd->dir);
+	kfree(ssd);
+}
+
+void gb_ssd_put(struct gb_ssd *ssd)
+{
+	if (ssd)
+		kref_put(&ssd->ref, gb_ssd_release);
+}
+
+/* Check the marker of @ssd or mark an empty directory. */
+static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
+			const uuid_t *uuid, const char **why)
+{
+	const char *host = utsname()->nodename[0] ? utsname()->nodename : "-";
+	struct gb_marker m = {};
+	struct gb_lister l;
+	char us[40];
+	int err;
+
+	err = gb_marker_read(ssd, &m);
+	if (err == -ENOENT) {
+		err = gb_list_dir(&ssd->dir, &l, true);
+		if (err) {
+			*why = "ssd_dir cannot be listed";
+			return err;
+		}
+		if (l.count) {
+			*why = "ssd_dir is not empty and has no .goblin-store marker";
+			return -ENOTEMPTY;
+		}
+		return 0;
+	}
+	if (err) {
+		*why = "ssd_dir has an unreadable or foreign .goblin-store marker";
+		return err == -ENOMEM ? err : -EINVAL;
+	}
+	if (strcmp(m.magic, GB_MARKER_MAGIC) || m.version != GB_MARKER_VERSION) {
+		*why = "ssd_dir marker has a different magic or format version";
+		return -EINVAL;
+	}
+	snprintf(us, sizeof(us), "%pUb", uuid);
+	if (!strcmp(m.uuid, us))
+		return 0;
+	if (strcmp(m.host, host)) {
+		*why = "ssd_dir is marked by a Goblin Store on another host";
+		return -EBUSY;
+	}
+	if (m.ram_head != ram_head || m.block != block) {
+		*why = "ssd_dir is marked by another Goblin Store with a different ram_head/block";
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * gb_ssd_open - validate, mark and clean an SSD directory
+ * @dir:      absolute path of ssd_dir
+ * @ram_head: current ram_head (recorded in the marker)
+ * @block:    current block size (recorded in the marker)
+ * @uuid:     this store's identity
+ * @why:      set to a human-readable reason on failure
+ *
+ * Return: a counted &struct gb_ssd, or an ERR_PTR.
+ */
+struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
+			   const uuid_t *uuid, const char **why)
+{
+	struct gb_ssd *ssd;
+	int err;
+
+	if (dir[0] != '/') {
+		*why = "ssd_dir must be an absolute path";
+		return ERR_PTR(-EINVAL);
+	}
+	ssd = kzalloc(sizeof(*ssd), GFP_KERNEL);
+	if (!ssd)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&ssd->ref);
+	strscpy(ssd->name, dir, sizeof(ssd->name));
+	err = kern_path(dir, LOOKUP_FOLLOW, &ssd->dir);
+	if (err) {
+		*why = err == -ENOENT ? "ssd_dir does not exist" :
+					"ssd_dir cannot be looked up";
+		goto free;
+	}
+	if (!d_is_dir(ssd->dir.dentry)) {
+		*why = "ssd_dir is not a directory";
+		err = -ENOTDIR;
+		goto put_dir;
+	}
+	err = gb_ssd_check(ssd, ram_head, block, uuid, why);
+	if (err)
+		goto put_dir;
+	err = gb_mkdir_at(&ssd->dir, GB_TAILS_NAME, &ssd->tails);
+	if (err) {
+		*why = "cannot create goblin-tails in ssd_dir";
+		goto put_dir;
+	}
+	err = gb_marker_write(ssd, ram_head, block, uuid);
+	if (err) {
+		*why = "cannot write the .goblin-store marker in ssd_dir";
+		path_put(&ssd->tails);
+		goto put_dir;
+	}
+	gb_clean_tails(ssd);
+	return ssd;
+put_dir:
+	path_put(&ssd->dir);
+free:
+	kfree(ssd);
+	return ERR_PTR(err);
+}
+
+/**
+ * gb_ssd_default_max - default SSD budget: 90% of the free space
+ * @ssd: configured directory
+ *
+ * Return: bytes, 0 if the filesystem cannot be queried.
+ */
+u64 gb_ssd_default_max(struct gb_ssd *ssd)
+{
+	struct kstatfs st;
+
+	if (vfs_statfs(&ssd->tails, &st))
+		return 0;
+	return div_u64((u64)st.f_bavail * st.f_bsize * 9, 10);
+}
+
+/**
+ * gb_tail_create - create the (empty) tail file of a new object
+ * @ssd: directory to create it in
+ *
+ * Return: the tail or an ERR_PTR.
+ */
+struct gb_tail *gb_tail_create(struct gb_ssd *ssd)
+{
+	struct gb_tail *t;
+	struct file *f;
+	char name[20];
+	int tries;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	for (tries = 0; tries < 8; tries++) {
+		t->id = atomic64_inc_return(&gb_tail_ids);
+		snprintf(name, sizeof(name), "%016llx", t->id);
+		f = file_open_root(&ssd->tails, name,
+				   O_RDWR | O_CREAT | O_EXCL | O_LARGEFILE,
+				   0600);
+		if (!IS_ERR(f) || PTR_ERR(f) != -EEXIST)
+			break;
+	}
+	if (IS_ERR(f)) {
+		kfree(t);
+		return ERR_CAST(f);
+	}
+	t->file = f;
+	kref_get(&ssd->ref);
+	t->ssd = ssd;
+	return t;
+}
+
+/**
+ * gb_tail_write - write tail bytes [@off, @off + @len)
+ * @t:   tail
+ * @off: offset in the tail
+ * @src: bytes
+ * @len: count
+ *
+ * Return: 0 or -errno (-ENOSPC when the filesystem is full).
+ */
+int gb_tail_write(struct gb_tail *t, u64 off, const void *src, size_t len)
+{
+	loff_t pos = off;
+	ssize_t n;
+
+	while (len) {
+		n = kernel_write(t->file, src, len, &pos);
+		if (n < 0)
+			return n;
+		if (!n)
+			return -EIO;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * gb_tail_read - copy tail bytes out
+ * @t:   tail
+ * @off: offset in the tail
+ * @dst: buffer
+ * @len: count
+ *
+ * Return: 0 or -errno (-EIO on a short file).
+ */
+int gb_tail_read(struct gb_tail *t, u64 off, void *dst, size_t len)
+{
+	loff_t pos = off;
+	ssize_t n;
+
+	while (len) {
+		n = kernel_read(t->file, dst, len, &pos);
+		if (n < 0)
+			return n;
+		if (!n)
+			return -EIO;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * gb_tail_get_page - page-cache page holding tail byte @off
+ * @t:   tail
+ * @off: offset in the tail
+ * @len: tail length (bounds readahead)
+ *
+ * Starts synchronous readahead for the rest of the tail when the page is
+ * not cached. Return: a referenced, uptodate page or an ERR_PTR.
+ */
+struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len)
+{
+	struct address_space *mapping = t->file->f_mapping;
+	pgoff_t index = off >> PAGE_SHIFT;
+	unsigned long nr = DIV_ROUND_UP(len, PAGE_SIZE) - index;
+	struct page *page;
+	int err;
+
+	if (file_inode(t->file)->i_sb->s_magic == TMPFS_MAGIC)
+		return shmem_read_mapping_page(mapping, index);
+	if (mapping->a_ops->read_folio) {
+		page = find_get_page(mapping, index);
+		if (!page) {
+			page_cache_sync_readahead(mapping, &t->file->f_ra,
+						  t->file, index, nr);
+		} else if (PageReadahead(page)) {
+			page_cache_async_readahead(mapping, &t->file->f_ra,
+						   t->file, page_folio(page),
+						   index, nr);
+		}
+		if (page && PageUptodate(page))
+			return page;
+		if (page)
+			put_page(page);
+		return read_mapping_page(mapping, index, t->file);
+	}
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return ERR_PTR(-ENOMEM);
+	err = gb_tail_read(t, (u64)index << PAGE_SHIFT, page_address(page),
+			   min_t(u64, PAGE_SIZE, len - ((u64)index << PAGE_SHIFT)));
+	if (err) {
+		put_page(page);
+		return ERR_PTR(err);
+	}
+	return page;
+}
+
+/**
+ * gb_tail_destroy - close and delete a tail file
+ * @t: tail (may be NULL)
+ */
+void gb_tail_destroy(struct gb_tail *t)
+{
+	char name[20];
+	int err;
+
+	if (!t)
+		return;
+	snprintf(name, sizeof(name), "%016llx", t->id);
+	fput(t->file);
+	err = gb_unlink_at(&t->ssd->tails, name);
+	if (err && err != -ENOENT)
+		pr_warn_ratelimited("%s: cannot delete tail %s: %d\n",
+				    t->ssd->name, name, err);
+	gb_ssd_put(t->ssd);
+	kfree(t);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: head page pool.
+ *
+ * The RAM budget is carved into blocks of page-cache pages taken from one
+ * kernel-internal shmem file per NUMA node; objects borrow single pages from
+ * those blocks for their heads.
+ */
+#ifndef _GOBLIN_POOL_H
+#define _GOBLIN_POOL_H
+
+#include <linux/types.h>
+
+struct gb_block;
+struct page;
+
+/**
+ * struct gb_hpage - one head page lent to an object
+ * @blk: block the page belongs to
+ * @idx: index of the page inside @blk
+ */
+struct gb_hpage {
+	struct gb_block *blk;
+	u32 idx;
+};
+
+struct gb_pool_stats {
+	u64 blocks_total;
+	u64 blocks_huge;
+	u64 blocks_small;
+	u64 pages_total;
+	u64 pages_free;
+	u64 pages_used;
+	u64 pages_quarantined;
+};
+
+int gb_pool_init(u64 memory, u32 block);
+void gb_pool_exit(void);
+int gb_pool_alloc(int node, struct gb_hpage *hp);
+void gb_pool_free(struct gb_hpage *hp);
+struct page *gb_hpage_page(const struct gb_hpage *hp);
+void gb_pool_set_memory(u64 memory);
+int gb_pool_set_block(u32 block);
+void gb_pool_maint(bool all);
+void gb_pool_get_stats(struct gb_pool_stats *st);
+bool gb_pool_full(void);
+
+#endif /* _GOBLIN_POOL_H */
