@@ -1253,7 +1253,7 @@ static int rd_rejected(const struct rdma_cm_event *ev, char *err,
 int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		    char *err, size_t errlen)
 {
-	struct addrinfo hints = { 0 }, *res = NULL;
+	struct addrinfo hints = { 0 }, *res = NULL, *src = NULL;
 	struct rdma_conn_param cp = { 0 };
 	struct gb_rdma_connect priv;
 	struct gb_rdma_geom geom;
@@ -1292,7 +1292,18 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		ret = -GB_ECONNECT;
 		goto fail;
 	}
-	if (rdma_resolve_addr(r->id, NULL, res->ai_addr, timeout)) {
+	if (o->bind_host) {
+		hints.ai_flags = AI_PASSIVE;
+		ret = getaddrinfo(o->bind_host, NULL, &hints, &src);
+		if (ret) {
+			snprintf(err, errlen, "connection failed: %s: %s",
+				 o->bind_host, gai_strerror(ret));
+			ret = -GB_ECONNECT;
+			goto fail;
+		}
+	}
+	if (rdma_resolve_addr(r->id, src ? src->ai_addr : NULL, res->ai_addr,
+			      timeout)) {
 		snprintf(err, errlen, "connection failed: resolve %s: %s",
 			 o->host, strerror(errno));
 		ret = -GB_ECONNECT;
@@ -1366,11 +1377,15 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		goto fail;
 	}
 	freeaddrinfo(res);
+	if (src)
+		freeaddrinfo(src);
 	*connp = &r->c;
 	return 0;
 fail:
 	if (res)
 		freeaddrinfo(res);
+	if (src)
+		freeaddrinfo(src);
 	rd_destroy(r);
 	return ret;
 }

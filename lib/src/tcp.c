@@ -726,7 +726,8 @@ static const struct gb_backend gb_tcp_backend = {
 };
 
 /* Non-blocking connect bounded by @timeout_ms; returns fd or -errno. */
-static int tcp_dial(const struct addrinfo *ai, int timeout_ms)
+static int tcp_dial(const struct addrinfo *ai, const struct addrinfo *src,
+		    int timeout_ms)
 {
 	struct pollfd pfd;
 	socklen_t slen;
@@ -736,6 +737,8 @@ static int tcp_dial(const struct addrinfo *ai, int timeout_ms)
 		    ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
+	if (src && bind(fd, src->ai_addr, src->ai_addrlen) < 0)
+		goto fail;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		goto fail;
@@ -772,7 +775,7 @@ fail:
 int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		   char *err, size_t errlen)
 {
-	struct addrinfo hints = { 0 }, *res, *ai;
+	struct addrinfo hints = { 0 }, *res, *ai, *src = NULL;
 	int timeout = o->timeout_ms ? o->timeout_ms : GB_DEFAULT_TIMEOUT_MS;
 	char port[8];
 	struct gb_tcp *t;
@@ -787,12 +790,26 @@ int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 			 gai_strerror(ret));
 		return -GB_ECONNECT;
 	}
+	if (o->bind_host) {
+		hints.ai_flags = AI_PASSIVE;
+		ret = getaddrinfo(o->bind_host, NULL, &hints, &src);
+		if (ret) {
+			freeaddrinfo(res);
+			snprintf(err, errlen, "connection failed: %s: %s",
+				 o->bind_host, gai_strerror(ret));
+			return -GB_ECONNECT;
+		}
+	}
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = tcp_dial(ai, timeout < 0 ? -1 : timeout);
+		if (src && src->ai_family != ai->ai_family)
+			continue;
+		fd = tcp_dial(ai, src, timeout < 0 ? -1 : timeout);
 		if (fd >= 0)
 			break;
 	}
 	freeaddrinfo(res);
+	if (src)
+		freeaddrinfo(src);
 	if (fd < 0) {
 		snprintf(err, errlen, "connection failed: %s port %u: %s",
 			 o->host, o->port, strerror(-fd));

@@ -62,6 +62,8 @@ enum gb_error {
  * @transport:   GB_TRANSPORT_TCP or GB_TRANSPORT_RDMA
  * @host:        address or host name of the server
  * @port:        port (TCP port, or RDMA CM port)
+ * @bind_host:   local address to connect from (NULL = any); for RDMA this
+ *               also picks the device
  * @window_size: RDMA: bytes per receive window (0 = library default)
  * @windows:     RDMA: receive windows per connection (0 = default)
  * @credits:     RDMA: outstanding control messages (0 = default)
@@ -75,6 +77,7 @@ struct gb_connect_opts {
 	enum gb_transport transport;
 	const char *host;
 	uint16_t port;
+	const char *bind_host;
 	uint32_t window_size;
 	uint32_t windows;
 	uint32_t credits;
