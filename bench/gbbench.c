@@ -432,7 +432,9 @@ static void *tp_main(void *arg)
 
 			make_key(key, &klen, slot_idx[tag]);
 			check_comp(&cp, key, slot_idx[tag], bufs[tag], &cns);
-			w->crc_ns += cns;
+			if (cp.t_done >= tp_win_start &&
+			    cp.t_done < tp_win_end)
+				w->crc_ns += cns;
 		}
 		freel[nfree++] = tag;
 		if (cp.t_done >= tp_win_start && cp.t_done < tp_win_end) {
