@@ -1,3 +1,729 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the store subsystem (head page pool). */
+/*
+ * Goblin Store: memcache request execution (classic and meta commands).
+ *
+ * Responses are byte-compatible with memcached 1.6.18 for everything the
+ * store can express. Known differences: mg h/l report 0 (no access
+ * tracking), mg/ma N vivification has no stale/win-token state beyond the
+ * first W, md/ms I (invalidate) behave as plain delete/set.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
 #include "goblin.h"
+#include "store.h"
+#include "tcp.h"
+#include "mc_exec.h"
+
+static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
+static atomic64_t gb_mc_cmd_flush = ATOMIC64_INIT(0);
+static atomic64_t gb_mc_cmd_touch = ATOMIC64_INIT(0);
+static atomic64_t gb_mc_cmd_meta = ATOMIC64_INIT(0);
+static time64_t gb_mc_started;
+
+void gb_mc_exec_init(void)
+{
+	gb_mc_started = ktime_get_boottime_seconds();
+}
+
+static int gb_text(struct gb_mc_sink *s, const char *p, size_t len)
+{
+	return s->ops->text(s, p, len);
+}
+
+static int gb_line(struct gb_mc_sink *s, const char *line)
+{
+	char buf[160];
+	size_t n = strlen(line);
+
+	if (n + 2 > sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, line, n);
+	buf[n++] = '\r';
+	buf[n++] = '\n';
+	return gb_text(s, buf, n);
+}
+
+/* Raw memcache exptime to the store's absolute seconds (-1: expired). */
+static s64 gb_mc_abs(s64 exptime)
+{
+	return gb_exptime_abs(exptime);
+}
+
+/* Append " k<key>" (base64 when @b64, followed by " b"). */
+static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
+{
+	size_t o = 0;
+
+	p[o++] = ' ';
+	p[o++] = 'k';
+	if (b64) {
+		o += mc_b64_encode(key, klen, p + o);
+		memcpy(p + o, " b", 2);
+		o += 2;
+	} else {
+		memcpy(p + o, key, klen);
+		o += klen;
+	}
+	return o;
+}
+
+/* Longest meta header: "VA " + 20 + flags; keys may be base64 (344). */
+#define GB_META_HDR	(3 * MC_META_FLAGS_MAX * 24 + 2 * 344 + 64)
+
+static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
+		      const char *key, size_t klen, bool with_cas,
+		      bool touch, s64 abs)
+{
+	char hdr[MC_KEY_MAX + 80];
+	struct gb_obj *obj;
+	int n, err;
+
+	atomic64_inc(&gb_mc_cmd_get);
+	if (touch) {
+		atomic64_inc(&gb_mc_cmd_touch);
+		obj = gb_store_get_touch(key, klen, abs);
+	} else {
+		obj = gb_store_get(key, klen);
+	}
+	if (!obj)
+		return 0;
+	if (with_cas)
+		n = scnprintf(hdr, sizeof(hdr), "VALUE %.*s %u %llu %llu\r\n",
+			      (int)klen, key, obj->flags, obj->len, obj->cas);
+	else
+		n = scnprintf(hdr, sizeof(hdr), "VALUE %.*s %u %llu\r\n",
+			      (int)klen, key, obj->flags, obj->len);
+	err = gb_text(sink, hdr, n);
+	if (err) {
+		gb_obj_put(obj);
+		return err;
+	}
+	err = sink->ops->value(sink, obj);
+	if (err)
+		return err;
+	return gb_text(sink, "\r\n", 2);
+}
+
+static int gb_mc_get(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	bool with_cas = req->cmd == MC_CMD_GETS || req->cmd == MC_CMD_GATS;
+	bool touch = req->cmd == MC_CMD_GAT || req->cmd == MC_CMD_GATS;
+	s64 abs = touch ? gb_mc_abs(req->exptime) : 0;
+	const char *key;
+	size_t klen;
+	int err;
+
+	while (mc_next_key(req, &key, &klen)) {
+		err = gb_get_one(req, sink, key, klen, with_cas, touch, abs);
+		if (err)
+			return err;
+	}
+	return gb_text(sink, "END\r\n", 5);
+}
+
+static __printf(5, 6) void gb_mc_stat(char *buf, size_t size, size_t *off, const char *name,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	*off += scnprintf(buf + *off, size - *off, "STAT %s ", name);
+	va_start(ap, fmt);
+	*off += vscnprintf(buf + *off, size - *off, fmt, ap);
+	va_end(ap);
+	*off += scnprintf(buf + *off, size - *off, "\r\n");
+}
+
+static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	struct gb_store_stats st;
+	struct gb_tcp_totals tt;
+	size_t size = 4096, off = 0;
+	char *buf;
+	int err;
+
+	if (req->klen) {
+		if ((req->klen == 5 && !memcmp(req->key, "items", 5)) ||
+		    (req->klen == 5 && !memcmp(req->key, "slabs", 5)) ||
+		    (req->klen == 5 && !memcmp(req->key, "sizes", 5)) ||
+		    (req->klen == 5 && !memcmp(req->key, "conns", 5)) ||
+		    (req->klen == 8 && !memcmp(req->key, "settings", 8)))
+			return gb_text(sink, "END\r\n", 5);
+		if (req->klen == 5 && !memcmp(req->key, "reset", 5))
+			return gb_text(sink, "RESET\r\n", 7);
+		return gb_line(sink, MC_ERR_ERROR);
+	}
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	gb_store_get_stats(&st);
+	gb_tcp_get_totals(&tt);
+	gb_mc_stat(buf, size, &off, "pid", "%d", 0);
+	gb_mc_stat(buf, size, &off, "uptime", "%lld",
+		   (s64)(ktime_get_boottime_seconds() - gb_mc_started));
+	gb_mc_stat(buf, size, &off, "time", "%lld",
+		   (s64)ktime_get_real_seconds());
+	gb_mc_stat(buf, size, &off, "version", "%s", GB_VERSION);
+	gb_mc_stat(buf, size, &off, "pointer_size", "%d",
+		   (int)(8 * sizeof(void *)));
+	gb_mc_stat(buf, size, &off, "max_connections", "%u", tt.max_conns);
+	gb_mc_stat(buf, size, &off, "curr_connections", "%u", tt.curr_conns);
+	gb_mc_stat(buf, size, &off, "total_connections", "%llu",
+		   tt.total_conns);
+	gb_mc_stat(buf, size, &off, "rejected_connections", "%llu",
+		   tt.rejected);
+	gb_mc_stat(buf, size, &off, "cmd_get", "%lld",
+		   atomic64_read(&gb_mc_cmd_get));
+	gb_mc_stat(buf, size, &off, "cmd_set", "%llu", st.cmd_set);
+	gb_mc_stat(buf, size, &off, "cmd_flush", "%lld",
+		   atomic64_read(&gb_mc_cmd_flush));
+	gb_mc_stat(buf, size, &off, "cmd_touch", "%lld",
+		   atomic64_read(&gb_mc_cmd_touch));
+	gb_mc_stat(buf, size, &off, "cmd_meta", "%lld",
+		   atomic64_read(&gb_mc_cmd_meta));
+	gb_mc_stat(buf, size, &off, "get_hits", "%llu", st.get_hits);
+	gb_mc_stat(buf, size, &off, "get_misses", "%llu", st.get_misses);
+	gb_mc_stat(buf, size, &off, "get_expired", "%llu", st.get_expired);
+	gb_mc_stat(buf, size, &off, "get_flushed", "%llu", st.get_flushed);
+	gb_mc_stat(buf, size, &off, "delete_misses", "%llu", st.delete_misses);
+	gb_mc_stat(buf, size, &off, "delete_hits", "%llu", st.delete_hits);
+	gb_mc_stat(buf, size, &off, "incr_misses", "%llu", st.incr_misses);
+	gb_mc_stat(buf, size, &off, "incr_hits", "%llu", st.incr_hits);
+	gb_mc_stat(buf, size, &off, "decr_misses", "%llu", st.decr_misses);
+	gb_mc_stat(buf, size, &off, "decr_hits", "%llu", st.decr_hits);
+	gb_mc_stat(buf, size, &off, "cas_misses", "%llu", st.cas_misses);
+	gb_mc_stat(buf, size, &off, "cas_hits", "%llu", st.cas_hits);
+	gb_mc_stat(buf, size, &off, "cas_badval", "%llu", st.cas_badval);
+	gb_mc_stat(buf, size, &off, "touch_hits", "%llu", st.touch_hits);
+	gb_mc_stat(buf, size, &off, "touch_misses", "%llu", st.touch_misses);
+	gb_mc_stat(buf, size, &off, "bytes_read", "%llu", tt.bytes_read);
+	gb_mc_stat(buf, size, &off, "bytes_written", "%llu", tt.bytes_written);
+	gb_mc_stat(buf, size, &off, "limit_maxbytes", "%llu", st.memory_limit);
+	gb_mc_stat(buf, size, &off, "threads", "%u",
+		   gb_param_cores ? gb_param_cores : num_online_cpus());
+	gb_mc_stat(buf, size, &off, "bytes", "%llu", st.bytes);
+	gb_mc_stat(buf, size, &off, "curr_items", "%llu", st.curr_items);
+	gb_mc_stat(buf, size, &off, "total_items", "%llu", st.total_items);
+	gb_mc_stat(buf, size, &off, "expired_unfetched", "%llu",
+		   st.expired_unfetched);
+	gb_mc_stat(buf, size, &off, "evictions", "%llu", st.evictions);
+	gb_mc_stat(buf, size, &off, "reclaimed", "%llu", st.reclaimed);
+	off += scnprintf(buf + off, size - off, "END\r\n");
+	err = gb_text(sink, buf, off);
+	kfree(buf);
+	return err;
+}
+
+/* Meta return flags common to hits: s t c f h l O k b, in request order. */
+static size_t gb_meta_ret(const struct mc_req *req, struct gb_obj *obj,
+			  char *p)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	for (i = 0; i < req->nmeta; i++) {
+		const struct mc_meta_flag *m = &req->meta[i];
+		s64 ttl;
+
+		switch (m->c) {
+		case 's':
+			o += sprintf(p + o, " s%llu", obj->len);
+			break;
+		case 't':
+			ttl = obj->exptime ? obj->exptime - gb_now() : -1;
+			if (obj->exptime && ttl < 0)
+				ttl = 0;
+			o += sprintf(p + o, " t%lld", ttl);
+			break;
+		case 'c':
+			o += sprintf(p + o, " c%llu", obj->cas);
+			break;
+		case 'f':
+			o += sprintf(p + o, " f%u", obj->flags);
+			break;
+		case 'h':
+			o += sprintf(p + o, " h0");
+			break;
+		case 'l':
+			o += sprintf(p + o, " l0");
+			break;
+		case 'O':
+			p[o++] = ' ';
+			memcpy(p + o, req->opaque, req->olen);
+			o += req->olen;
+			break;
+		case 'k':
+			o += gb_put_key(p + o, req->key, req->klen, req->b64);
+			break;
+		}
+	}
+	return o;
+}
+
+/* Echo only O and k (misses, md, ms). */
+static size_t gb_meta_echo(const struct mc_req *req, char *p)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	for (i = 0; i < req->nmeta; i++) {
+		if (req->meta[i].c == 'O') {
+			p[o++] = ' ';
+			memcpy(p + o, req->opaque, req->olen);
+			o += req->olen;
+		} else if (req->meta[i].c == 'k') {
+			o += gb_put_key(p + o, req->key, req->klen, req->b64);
+		}
+	}
+	return o;
+}
+
+static int gb_meta_reply(struct gb_mc_sink *sink, const char *code,
+			 const struct mc_req *req, bool quiet)
+{
+	char *buf;
+	size_t o;
+	int err;
+
+	if (quiet)
+		return 0;
+	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, code, 2);
+	o = 2 + gb_meta_echo(req, buf + 2);
+	buf[o++] = '\r';
+	buf[o++] = '\n';
+	err = gb_text(sink, buf, o);
+	kfree(buf);
+	return err;
+}
+
+/* Create an object holding @len bytes of @data (vivify, ma). */
+static int gb_mc_create(const char *key, size_t klen, u32 flags, s64 abs,
+			const void *data, size_t len)
+{
+	struct gb_obj *obj = gb_obj_alloc(key, klen, flags, abs, len);
+	int err;
+
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	if (len) {
+		err = gb_obj_write(obj, 0, data, len);
+		if (err) {
+			gb_obj_put(obj);
+			return err;
+		}
+	}
+	return gb_store_commit(obj, GB_MODE_ADD, 0);
+}
+
+static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	bool won = false;
+	struct gb_obj *obj;
+	char *buf;
+	size_t o;
+	int err;
+
+	atomic64_inc(&gb_mc_cmd_meta);
+	atomic64_inc(&gb_mc_cmd_get);
+	if (req->has_exptime) {
+		atomic64_inc(&gb_mc_cmd_touch);
+		obj = gb_store_get_touch(req->key, req->klen,
+					 gb_mc_abs(req->exptime));
+	} else {
+		obj = gb_store_get(req->key, req->klen);
+	}
+	if (!obj && (req->mflags & MC_MF('N'))) {
+		err = gb_mc_create(req->key, req->klen, 0,
+				   gb_mc_abs(req->vivify), NULL, 0);
+		won = err == GB_STORED;
+		obj = gb_store_get(req->key, req->klen);
+	}
+	if (!obj)
+		return gb_meta_reply(sink, "EN", req, req->noreply);
+
+	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
+	if (!buf) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	if (req->mflags & MC_MF('v'))
+		o = sprintf(buf, "VA %llu", obj->len);
+	else
+		o = sprintf(buf, "HD");
+	o += gb_meta_ret(req, obj, buf + o);
+	if (won) {
+		memcpy(buf + o, " W", 2);
+		o += 2;
+	}
+	buf[o++] = '\r';
+	buf[o++] = '\n';
+	err = gb_text(sink, buf, o);
+	kfree(buf);
+	if (err || !(req->mflags & MC_MF('v'))) {
+		gb_obj_put(obj);
+		return err;
+	}
+	err = sink->ops->value(sink, obj);
+	if (err)
+		return err;
+	return gb_text(sink, "\r\n", 2);
+}
+
+static int gb_mc_md(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	int ret;
+
+	atomic64_inc(&gb_mc_cmd_meta);
+	ret = gb_store_delete(req->key, req->klen, req->cas);
+	switch (ret) {
+	case GB_STORED:
+		return gb_meta_reply(sink, "HD", req, req->noreply);
+	case GB_EXISTS:
+		return gb_meta_reply(sink, "EX", req, false);
+	case GB_NOT_FOUND:
+		return gb_meta_reply(sink, "NF", req, false);
+	default:
+		return gb_line(sink, "SERVER_ERROR out of memory");
+	}
+}
+
+static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	u64 result = 0, cas = 0;
+	struct gb_obj *obj;
+	char num[24];
+	char *buf;
+	size_t o;
+	int ret, n;
+
+	atomic64_inc(&gb_mc_cmd_meta);
+	ret = gb_store_arith(req->key, req->klen, req->mode == 1,
+			     req->delta, &result, &cas);
+	if (ret == GB_NOT_FOUND && (req->mflags & MC_MF('N'))) {
+		n = scnprintf(num, sizeof(num), "%llu", req->initial);
+		ret = gb_mc_create(req->key, req->klen, 0,
+				   gb_mc_abs(req->vivify), num, n);
+		if (ret == GB_STORED) {
+			result = req->initial;
+		} else {
+			ret = gb_store_arith(req->key, req->klen,
+					     req->mode == 1, req->delta,
+					     &result, &cas);
+		}
+	}
+	if (ret == -EINVAL)
+		return gb_line(sink, MC_ERR_NON_NUMERIC);
+	if (ret == GB_NOT_FOUND)
+		return gb_meta_reply(sink, "NF", req, false);
+	if (ret < 0)
+		return gb_line(sink, "SERVER_ERROR out of memory");
+	if (req->noreply)
+		return 0;
+
+	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	n = scnprintf(num, sizeof(num), "%llu", result);
+	obj = gb_store_get(req->key, req->klen);
+	if (req->mflags & MC_MF('v'))
+		o = sprintf(buf, "VA %d", n);
+	else
+		o = sprintf(buf, "HD");
+	if (obj) {
+		o += gb_meta_ret(req, obj, buf + o);
+		gb_obj_put(obj);
+	} else {
+		o += gb_meta_echo(req, buf + o);
+	}
+	buf[o++] = '\r';
+	buf[o++] = '\n';
+	if (req->mflags & MC_MF('v')) {
+		memcpy(buf + o, num, n);
+		o += n;
+		buf[o++] = '\r';
+		buf[o++] = '\n';
+	}
+	ret = gb_text(sink, buf, o);
+	kfree(buf);
+	return ret;
+}
+
+static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	u64 result, cas;
+	char num[24];
+	int ret, n;
+
+	ret = gb_store_arith(req->key, req->klen, req->cmd == MC_CMD_DECR,
+			     req->delta, &result, &cas);
+	if (req->noreply)
+		return 0;
+	switch (ret) {
+	case GB_STORED:
+		n = scnprintf(num, sizeof(num), "%llu\r\n", result);
+		return gb_text(sink, num, n);
+	case GB_NOT_FOUND:
+		return gb_line(sink, "NOT_FOUND");
+	case -EINVAL:
+		return gb_line(sink, MC_ERR_NON_NUMERIC);
+	default:
+		return gb_line(sink, "SERVER_ERROR out of memory");
+	}
+}
+
+int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	int ret = 0;
+	s64 when;
+
+	switch (req->cmd) {
+	case MC_CMD_ERROR:
+		if (!req->err_quiet)
+			ret = gb_line(sink, req->err);
+		break;
+	case MC_CMD_GET:
+	case MC_CMD_GETS:
+	case MC_CMD_GAT:
+	case MC_CMD_GATS:
+		ret = gb_mc_get(req, sink);
+		break;
+	case MC_CMD_DELETE:
+		ret = gb_store_delete(req->key, req->klen, 0);
+		if (!req->noreply)
+			ret = gb_line(sink, ret == GB_STORED ? "DELETED" :
+				      "NOT_FOUND");
+		else
+			ret = 0;
+		break;
+	case MC_CMD_INCR:
+	case MC_CMD_DECR:
+		ret = gb_mc_arith(req, sink);
+		break;
+	case MC_CMD_TOUCH:
+		atomic64_inc(&gb_mc_cmd_touch);
+		ret = gb_store_touch(req->key, req->klen,
+				     gb_mc_abs(req->exptime));
+		if (!req->noreply)
+			ret = gb_line(sink, ret == GB_STORED ? "TOUCHED" :
+				      "NOT_FOUND");
+		else
+			ret = 0;
+		break;
+	case MC_CMD_FLUSH_ALL:
+		atomic64_inc(&gb_mc_cmd_flush);
+		if (req->has_exptime && req->exptime > 0)
+			when = gb_mc_abs(req->exptime) - 1;
+		else
+			when = gb_now();
+		gb_store_flush(when);
+		if (!req->noreply)
+			ret = gb_line(sink, "OK");
+		break;
+	case MC_CMD_VERSION:
+		ret = gb_line(sink, "VERSION " GB_VERSION);
+		break;
+	case MC_CMD_VERBOSITY:
+		if (!req->noreply)
+			ret = gb_line(sink, "OK");
+		break;
+	case MC_CMD_STATS:
+		ret = gb_mc_stats(req, sink);
+		break;
+	case MC_CMD_QUIT:
+		return GB_MC_CLOSE;
+	case MC_CMD_MG:
+		ret = gb_mc_mg(req, sink);
+		break;
+	case MC_CMD_MD:
+		ret = gb_mc_md(req, sink);
+		break;
+	case MC_CMD_MA:
+		ret = gb_mc_ma(req, sink);
+		break;
+	case MC_CMD_MN:
+		ret = gb_text(sink, "MN\r\n", 4);
+		break;
+	case MC_CMD_ME:
+		ret = gb_text(sink, "EN\r\n", 4);
+		break;
+	default:
+		/* Storage commands never come here. */
+		ret = gb_line(sink, MC_ERR_ERROR);
+		break;
+	}
+	return ret < 0 ? ret : GB_MC_CONTINUE;
+}
+
+void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
+{
+	struct gb_obj *obj;
+	s64 abs;
+
+	memset(op, 0, sizeof(*op));
+	op->cmd = req->cmd;
+	op->vlen = req->vlen;
+	op->noreply = req->noreply;
+	op->cas = req->cas;
+	op->klen = req->klen;
+	memcpy(op->key, req->key, req->klen);
+
+	if (req->cmd == MC_CMD_ERROR) {
+		/* A meta set error: swallow, then always report. */
+		op->err = req->err;
+		return;
+	}
+	switch (req->cmd) {
+	case MC_CMD_ADD:
+		op->mode = GB_MODE_ADD;
+		break;
+	case MC_CMD_REPLACE:
+		op->mode = GB_MODE_REPLACE;
+		break;
+	case MC_CMD_APPEND:
+		op->mode = GB_MODE_APPEND;
+		break;
+	case MC_CMD_PREPEND:
+		op->mode = GB_MODE_PREPEND;
+		break;
+	case MC_CMD_CAS:
+		op->mode = GB_MODE_CAS;
+		break;
+	case MC_CMD_MS:
+		atomic64_inc(&gb_mc_cmd_meta);
+		op->ret_c = !!(req->mflags & MC_MF('c'));
+		op->ret_k = !!(req->mflags & MC_MF('k'));
+		op->b64 = req->b64;
+		op->olen = req->olen;
+		memcpy(op->opaque, req->opaque, req->olen);
+		switch (req->mode) {
+		case MC_MS_ADD:
+			op->mode = GB_MODE_ADD;
+			break;
+		case MC_MS_APPEND:
+			op->mode = GB_MODE_APPEND;
+			break;
+		case MC_MS_PREPEND:
+			op->mode = GB_MODE_PREPEND;
+			break;
+		case MC_MS_REPLACE:
+			op->mode = GB_MODE_REPLACE;
+			break;
+		default:
+			op->mode = (req->mflags & MC_MF('C')) ?
+				   GB_MODE_CAS : GB_MODE_SET;
+			break;
+		}
+		break;
+	default:
+		op->mode = GB_MODE_SET;
+		break;
+	}
+
+	abs = req->cmd == MC_CMD_MS && !req->has_exptime ? 0 :
+	      gb_mc_abs(req->exptime);
+	obj = gb_obj_alloc(req->key, req->klen, req->flags, abs, req->vlen);
+	if (IS_ERR(obj)) {
+		op->err = PTR_ERR(obj) == -E2BIG ? MC_ERR_TOO_LARGE :
+			  MC_ERR_NO_MEMORY;
+		/* memcached: classic errors obey noreply, meta always show. */
+		op->err_quiet = req->cmd != MC_CMD_MS && req->noreply;
+		/* Never leave a stale value behind a failed SET. */
+		if (op->mode == GB_MODE_SET)
+			gb_store_delete(req->key, req->klen, 0);
+		return;
+	}
+	op->obj = obj;
+}
+
+void gb_mc_store_abort(struct gb_mc_store_op *op)
+{
+	if (op->obj)
+		gb_obj_put(op->obj);
+	op->obj = NULL;
+}
+
+static int gb_ms_reply(struct gb_mc_store_op *op, const char *code,
+		       struct gb_mc_sink *sink)
+{
+	char *buf = kmalloc(GB_META_HDR, GFP_KERNEL);
+	struct gb_obj *obj;
+	size_t o = 2;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, code, 2);
+	if (op->ret_c && code[0] == 'H') {
+		obj = gb_store_get(op->key, op->klen);
+		if (obj) {
+			o += sprintf(buf + o, " c%llu", obj->cas);
+			gb_obj_put(obj);
+		}
+	}
+	if (op->olen) {
+		buf[o++] = ' ';
+		memcpy(buf + o, op->opaque, op->olen);
+		o += op->olen;
+	}
+	if (op->ret_k)
+		o += gb_put_key(buf + o, op->key, op->klen, op->b64);
+	buf[o++] = '\r';
+	buf[o++] = '\n';
+	err = gb_text(sink, buf, o);
+	kfree(buf);
+	return err;
+}
+
+int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
+		    struct gb_mc_sink *sink)
+{
+	static const char * const classic[] = {
+		[GB_STORED] = "STORED", [GB_NOT_STORED] = "NOT_STORED",
+		[GB_EXISTS] = "EXISTS", [GB_NOT_FOUND] = "NOT_FOUND",
+	};
+	static const char * const meta[] = {
+		[GB_STORED] = "HD", [GB_NOT_STORED] = "NS",
+		[GB_EXISTS] = "EX", [GB_NOT_FOUND] = "NF",
+	};
+	bool is_meta = op->cmd == MC_CMD_MS;
+	int ret;
+
+	if (!op->obj) {
+		if (op->err && !op->err_quiet)
+			return gb_line(sink, op->err);
+		return 0;
+	}
+	if (!chunk_ok) {
+		gb_mc_store_abort(op);
+		if (op->noreply && !is_meta)
+			return 0;
+		return gb_line(sink, MC_ERR_BAD_CHUNK);
+	}
+	ret = gb_store_commit(op->obj, op->mode, op->cas);
+	op->obj = NULL;
+	if (ret < 0) {
+		if (op->noreply && !is_meta)
+			return 0;
+		return gb_line(sink, ret == -E2BIG ? MC_ERR_TOO_LARGE :
+			       MC_ERR_NO_MEMORY);
+	}
+	if (ret > GB_NOT_FOUND)
+		ret = GB_NOT_STORED;
+	if (is_meta) {
+		if (ret == GB_STORED && op->noreply)
+			return 0;
+		return gb_ms_reply(op, meta[ret], sink);
+	}
+	if (op->noreply)
+		return 0;
+	return gb_line(sink, classic[ret]);
+}

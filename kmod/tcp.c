@@ -1,12 +1,899 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the tcp subsystem. */
+/*
+ * Goblin Store: in-kernel memcache TCP listeners and connections.
+ *
+ * Every socket is non-blocking. Socket callbacks (data ready, write space,
+ * state change) only queue the connection's work item on its CPU of a bound
+ * workqueue; the work item receives, parses, executes and sends until the
+ * socket would block, so a slow reader only parks its own connection.
+ *
+ * Lifetime: a connection is freed only by its own work item (which the
+ * workqueue allows), after its socket callbacks were restored (so nothing
+ * can queue it again) and after it left gb_tcp_conns. Anyone else who wants
+ * a connection gone sets ->kill under gb_tcp_lock and queues the work.
+ *
+ * Receive: a bounded line buffer (MC_LINE_MAX_GET); value bytes go straight
+ * from it into the new object with gb_obj_write(). Send: an output queue of
+ * text chunks and object references; values go out page by page with
+ * kernel_sendpage() (zero copy); the object reference is dropped once its
+ * last byte was handed to TCP.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/timekeeping.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/net_namespace.h>
+
 #include "goblin.h"
+#include "listener.h"
+#include "store.h"
+#include "mc_exec.h"
+#include "tcp.h"
+
+#define GB_RBUF_SIZE	MC_LINE_MAX_GET
+#define GB_TEXT_CHUNK	4096
+#define GB_OUT_HIGH	(256 << 10)	/* stop executing above this backlog */
+#define GB_SEND_SEG	(64 << 10)
+#define GB_WORK_BUDGET	64
+#define GB_BACKLOG	1024
+
+static const char gb_too_many[] = "SERVER_ERROR Too many open connections\r\n";
+
+struct gb_tcp_listener {
+	struct list_head node;
+	u32 id;
+	struct gb_listener_config cfg;
+	struct socket *sock;
+	struct work_struct accept_work;
+	struct delayed_work idle_work;
+	wait_queue_head_t wq;
+	u32 nconns;		/* under gb_tcp_lock */
+	u64 conns_total;
+	u64 refused;
+	bool stopping;
+	void (*saved_data_ready)(struct sock *sk);
+};
+
+struct gb_out {
+	struct list_head node;
+	struct gb_obj *obj;	/* NULL: text in data[] */
+	u64 off;
+	u64 len;
+	size_t cap;
+	char data[];
+};
+
+enum gb_rx_state {
+	GB_RX_LINE,
+	GB_RX_DATA,
+};
+
+struct gb_tcp_conn {
+	struct list_head node;	/* gb_tcp_conns, under gb_tcp_lock */
+	struct gb_tcp_listener *l;
+	struct socket *sock;
+	struct work_struct work;
+	int cpu;
+	u64 id;
+	bool kill;
+	struct gb_mc_sink sink;
+
+	char *rbuf;
+	size_t rpos;
+	size_t rlen;
+	enum gb_rx_state rx;
+	u64 dleft;
+	u8 tail[2];
+	u8 ntail;
+	struct gb_mc_store_op op;
+	struct mc_req req;
+
+	struct list_head out;
+	size_t out_bytes;
+
+	u64 requests;
+	u64 bytes_in;
+	u64 bytes_out;
+	unsigned long last_rx;
+	time64_t started;
+
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+static struct workqueue_struct *gb_tcp_wq;
+static DEFINE_MUTEX(gb_tcp_mutex);	/* serialises add/del/walk */
+static LIST_HEAD(gb_tcp_listeners);
+static DEFINE_SPINLOCK(gb_tcp_lock);	/* list changes, connections */
+static LIST_HEAD(gb_tcp_conns);
+static u32 gb_tcp_next_lid;
+static u64 gb_tcp_next_cid;
+static atomic_t gb_tcp_rr = ATOMIC_INIT(0);
+static atomic64_t gb_tcp_total = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_rejected = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_bytes_read = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
+
+/* ---- output queue (the exec sink) ---- */
+
+static int gb_sink_text(struct gb_mc_sink *sink, const char *p, size_t len)
+{
+	struct gb_tcp_conn *c = container_of(sink, struct gb_tcp_conn, sink);
+	struct gb_out *e = NULL;
+	size_t room, n;
+
+	if (!list_empty(&c->out)) {
+		e = list_last_entry(&c->out, struct gb_out, node);
+		if (e->obj)
+			e = NULL;
+	}
+	while (len) {
+		room = e ? e->cap - e->len : 0;
+		if (!room) {
+			size_t cap = max_t(size_t, len, GB_TEXT_CHUNK);
+
+			e = kmalloc(struct_size(e, data, cap), GFP_KERNEL);
+			if (!e)
+				return -ENOMEM;
+			e->obj = NULL;
+			e->off = 0;
+			e->len = 0;
+			e->cap = cap;
+			list_add_tail(&e->node, &c->out);
+			room = cap;
+		}
+		n = min(room, len);
+		memcpy(e->data + e->len, p, n);
+		e->len += n;
+		c->out_bytes += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int gb_sink_value(struct gb_mc_sink *sink, struct gb_obj *obj)
+{
+	struct gb_tcp_conn *c = container_of(sink, struct gb_tcp_conn, sink);
+	struct gb_out *e;
+
+	if (!obj->len) {
+		gb_obj_put(obj);
+		return 0;
+	}
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	e->obj = obj;
+	e->off = 0;
+	e->len = obj->len;
+	e->cap = 0;
+	list_add_tail(&e->node, &c->out);
+	c->out_bytes += obj->len;
+	return 0;
+}
+
+static const struct gb_mc_sink_ops gb_tcp_sink_ops = {
+	.text = gb_sink_text,
+	.value = gb_sink_value,
+};
+
+static void gb_out_free(struct gb_out *e)
+{
+	list_del(&e->node);
+	if (e->obj)
+		gb_obj_put(e->obj);
+	kfree(e);
+}
+
+/* Send queued output until done or the socket is full. */
+static int gb_conn_flush(struct gb_tcp_conn *c)
+{
+	while (!list_empty(&c->out)) {
+		struct gb_out *e = list_first_entry(&c->out, struct gb_out,
+						    node);
+		bool last = list_is_last(&e->node, &c->out);
+		u64 left = e->len - e->off;
+		int n, flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+
+		if (!e->obj) {
+			struct kvec kv = { e->data + e->off, left };
+			struct msghdr msg = { };
+
+			msg.msg_flags = flags | (last ? 0 : MSG_MORE);
+			n = kernel_sendmsg(c->sock, &msg, &kv, 1, left);
+		} else {
+			unsigned int pgoff, seg;
+			struct page *pg;
+			int err;
+
+			err = gb_obj_get_page(e->obj, e->off, &pg, &pgoff, &seg);
+			if (err)
+				return err;
+			seg = min_t(u64, min_t(u64, seg, left), GB_SEND_SEG);
+			if (!last || seg < left)
+				flags |= MSG_MORE;
+			n = kernel_sendpage(c->sock, pg, pgoff, seg, flags);
+			put_page(pg);
+		}
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -EPIPE;
+		e->off += n;
+		c->out_bytes -= n;
+		c->bytes_out += n;
+		atomic64_add(n, &gb_tcp_bytes_written);
+		if (e->off == e->len)
+			gb_out_free(e);
+	}
+	return 0;
+}
+
+/* ---- input ---- */
+
+static int gb_conn_recv(struct gb_tcp_conn *c)
+{
+	struct msghdr msg = { };
+	struct kvec kv;
+	int n;
+
+	if (c->rpos == c->rlen) {
+		c->rpos = 0;
+		c->rlen = 0;
+	} else if (c->rpos && c->rlen == GB_RBUF_SIZE) {
+		memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+		c->rlen -= c->rpos;
+		c->rpos = 0;
+	}
+	if (c->rlen == GB_RBUF_SIZE)
+		return -ENOBUFS;	/* the parser bounds lines below this */
+	kv.iov_base = c->rbuf + c->rlen;
+	kv.iov_len = GB_RBUF_SIZE - c->rlen;
+	n = kernel_recvmsg(c->sock, &msg, &kv, 1, kv.iov_len, MSG_DONTWAIT);
+	if (n > 0) {
+		c->rlen += n;
+		c->bytes_in += n;
+		c->last_rx = jiffies;
+		atomic64_add(n, &gb_tcp_bytes_read);
+	}
+	return n;
+}
+
+/*
+ * Execute what the buffer holds. Returns 1 if more input is needed, 0 if
+ * the output backlog is too high, or -errno / -ECONNRESET to close.
+ */
+static int gb_conn_process(struct gb_tcp_conn *c)
+{
+	struct mc_req *req = &c->req;
+	int n, ret;
+
+	while (c->out_bytes < GB_OUT_HIGH) {
+		size_t avail = c->rlen - c->rpos;
+
+		if (c->rx == GB_RX_DATA) {
+			if (c->dleft) {
+				size_t take = min_t(u64, avail, c->dleft);
+
+				if (!take)
+					return 1;
+				if (c->op.obj) {
+					ret = gb_obj_write(c->op.obj,
+							   c->op.vlen - c->dleft,
+							   c->rbuf + c->rpos,
+							   take);
+					if (ret)
+						return ret;
+				}
+				c->rpos += take;
+				c->dleft -= take;
+				continue;
+			}
+			while (c->ntail < 2 && c->rpos < c->rlen)
+				c->tail[c->ntail++] = c->rbuf[c->rpos++];
+			if (c->ntail < 2)
+				return 1;
+			c->rx = GB_RX_LINE;
+			ret = gb_mc_store_end(&c->op, c->tail[0] == '\r' &&
+					      c->tail[1] == '\n', &c->sink);
+			if (ret)
+				return ret;
+			continue;
+		}
+		n = mc_parse(c->rbuf + c->rpos, avail, req);
+		if (n == MC_PARSE_MORE)
+			return 1;
+		if (n == MC_PARSE_CLOSE)
+			return -ECONNRESET;
+		c->rpos += n;
+		c->requests++;
+		switch (req->cmd) {
+		case MC_CMD_SET: case MC_CMD_ADD: case MC_CMD_REPLACE:
+		case MC_CMD_APPEND: case MC_CMD_PREPEND: case MC_CMD_CAS:
+		case MC_CMD_MS:
+			break;
+		case MC_CMD_ERROR:
+			if (req->vlen_swallow)
+				break;
+			fallthrough;
+		default:
+			ret = gb_mc_exec(req, &c->sink);
+			if (ret < 0)
+				return ret;
+			if (ret == GB_MC_CLOSE)
+				return -ECONNRESET;
+			continue;
+		}
+		gb_mc_store_begin(req, &c->op);
+		c->rx = GB_RX_DATA;
+		c->dleft = c->op.vlen;
+		c->ntail = 0;
+	}
+	return 0;
+}
+
+/* ---- connection lifetime ---- */
+
+static void gb_conn_data_ready(struct sock *sk)
+{
+	struct gb_tcp_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c)
+		queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void gb_conn_close(struct gb_tcp_conn *c)
+{
+	struct gb_tcp_listener *l = c->l;
+	struct sock *sk = c->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = c->saved_data_ready;
+	sk->sk_write_space = c->saved_write_space;
+	sk->sk_state_change = c->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock(&gb_tcp_lock);
+	list_del(&c->node);
+	spin_unlock(&gb_tcp_lock);
+	/* Nobody can queue us any more; drop a pending re-queue. */
+	cancel_work(&c->work);
+
+	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	sock_release(c->sock);
+	while (!list_empty(&c->out))
+		gb_out_free(list_first_entry(&c->out, struct gb_out, node));
+	gb_mc_store_abort(&c->op);
+	kfree(c->rbuf);
+	kfree(c);
+
+	spin_lock(&gb_tcp_lock);
+	l->nconns--;
+	wake_up(&l->wq);
+	spin_unlock(&gb_tcp_lock);
+}
+
+static void gb_conn_work(struct work_struct *work)
+{
+	struct gb_tcp_conn *c = container_of(work, struct gb_tcp_conn, work);
+	int budget, ret;
+
+	for (budget = 0; budget < GB_WORK_BUDGET; budget++) {
+		if (READ_ONCE(c->kill))
+			goto close;
+		ret = gb_conn_flush(c);
+		if (ret)
+			goto close;
+		if (c->out_bytes >= GB_OUT_HIGH)
+			return;		/* resumed by sk_write_space */
+		ret = gb_conn_process(c);
+		if (ret < 0) {
+			gb_conn_flush(c);
+			goto close;
+		}
+		if (ret == 0)
+			continue;	/* backlog: flush first */
+		ret = gb_conn_flush(c);
+		if (ret)
+			goto close;
+		ret = gb_conn_recv(c);
+		if (ret == -EAGAIN)
+			return;		/* resumed by sk_data_ready */
+		if (ret <= 0)
+			goto close;
+	}
+	/* Let other connections on this CPU run. */
+	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	return;
+close:
+	gb_conn_close(c);
+}
+
+static int gb_tcp_pick_cpu(void)
+{
+	unsigned int n = gb_param_cores ? gb_param_cores : num_online_cpus();
+	unsigned int idx, cpu;
+
+	n = clamp(n, 1U, num_online_cpus());
+	idx = (unsigned int)atomic_inc_return(&gb_tcp_rr) % n;
+	for_each_online_cpu(cpu) {
+		if (!idx--)
+			return cpu;
+	}
+	return raw_smp_processor_id();
+}
+
+static void gb_tcp_refuse(struct socket *s)
+{
+	struct kvec kv = { (void *)gb_too_many, sizeof(gb_too_many) - 1 };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+
+	kernel_sendmsg(s, &msg, &kv, 1, kv.iov_len);
+	kernel_sock_shutdown(s, SHUT_RDWR);
+	sock_release(s);
+}
+
+static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
+{
+	struct gb_tcp_conn *c;
+	struct sock *sk = s->sk;
+	u32 max = l->cfg.max_conns;
+
+	spin_lock(&gb_tcp_lock);
+	if (l->nconns >= max) {
+		l->refused++;
+		spin_unlock(&gb_tcp_lock);
+		atomic64_inc(&gb_tcp_rejected);
+		gb_tcp_refuse(s);
+		return;
+	}
+	l->nconns++;
+	spin_unlock(&gb_tcp_lock);
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (c)
+		c->rbuf = kmalloc(GB_RBUF_SIZE, GFP_KERNEL);
+	if (!c || !c->rbuf) {
+		kfree(c);
+		sock_release(s);
+		spin_lock(&gb_tcp_lock);
+		l->nconns--;
+		wake_up(&l->wq);
+		spin_unlock(&gb_tcp_lock);
+		return;
+	}
+	c->l = l;
+	c->sock = s;
+	c->cpu = gb_tcp_pick_cpu();
+	c->sink.ops = &gb_tcp_sink_ops;
+	INIT_LIST_HEAD(&c->out);
+	INIT_WORK(&c->work, gb_conn_work);
+	c->last_rx = jiffies;
+	c->started = ktime_get_boottime_seconds();
+	tcp_sock_set_nodelay(sk);
+
+	spin_lock(&gb_tcp_lock);
+	c->id = ++gb_tcp_next_cid;
+	l->conns_total++;
+	list_add_tail(&c->node, &gb_tcp_conns);
+	spin_unlock(&gb_tcp_lock);
+	atomic64_inc(&gb_tcp_total);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	c->saved_data_ready = sk->sk_data_ready;
+	c->saved_write_space = sk->sk_write_space;
+	c->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = c;
+	sk->sk_data_ready = gb_conn_data_ready;
+	sk->sk_write_space = gb_conn_data_ready;
+	sk->sk_state_change = gb_conn_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* Data may have arrived before the callbacks were in place. */
+	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+}
+
+static void gb_tcp_accept_work(struct work_struct *work)
+{
+	struct gb_tcp_listener *l = container_of(work, struct gb_tcp_listener,
+						 accept_work);
+	struct socket *s;
+
+	while (!READ_ONCE(l->stopping)) {
+		if (kernel_accept(l->sock, &s, O_NONBLOCK))
+			break;
+		gb_tcp_new_conn(l, s);
+	}
+}
+
+static void gb_listen_data_ready(struct sock *sk)
+{
+	struct gb_tcp_listener *l;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	l = sk->sk_user_data;
+	if (l)
+		queue_work(gb_tcp_wq, &l->accept_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void gb_tcp_idle_work(struct work_struct *work)
+{
+	struct gb_tcp_listener *l = container_of(to_delayed_work(work),
+						 struct gb_tcp_listener,
+						 idle_work);
+	unsigned long limit = (unsigned long)l->cfg.idle_timeout * HZ;
+	struct gb_tcp_conn *c;
+
+	spin_lock(&gb_tcp_lock);
+	list_for_each_entry(c, &gb_tcp_conns, node) {
+		if (c->l == l && time_after(jiffies, c->last_rx + limit)) {
+			WRITE_ONCE(c->kill, true);
+			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+		}
+	}
+	spin_unlock(&gb_tcp_lock);
+	queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
+}
+
+/* ---- listeners ---- */
+
+static bool gb_addr_equal(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
+	}
+	return false;
+}
+
+static struct gb_tcp_listener *gb_tcp_find(const struct sockaddr_storage *a)
+{
+	struct gb_tcp_listener *l;
+
+	list_for_each_entry(l, &gb_tcp_listeners, node)
+		if (gb_addr_equal(&l->cfg.addr, a))
+			return l;
+	return NULL;
+}
+
+static int gb_tcp_add(const struct gb_listener_config *cfg,
+		      struct netlink_ext_ack *extack)
+{
+	struct gb_tcp_listener *l;
+	struct socket *s;
+	struct sock *sk;
+	int family = cfg->addr.ss_family, alen, err;
+
+	if (family == AF_INET) {
+		alen = sizeof(struct sockaddr_in);
+	} else if (family == AF_INET6) {
+		alen = sizeof(struct sockaddr_in6);
+	} else {
+		NL_SET_ERR_MSG(extack, "memcache listener needs an IPv4 or IPv6 address");
+		return -EAFNOSUPPORT;
+	}
+
+	mutex_lock(&gb_tcp_mutex);
+	if (gb_tcp_find(&cfg->addr)) {
+		mutex_unlock(&gb_tcp_mutex);
+		NL_SET_ERR_MSG(extack, "a memcache listener already uses this address");
+		return -EEXIST;
+	}
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	l->cfg = *cfg;
+	l->cfg.kind = GB_LISTENER_MEMCACHE;
+	if (!l->cfg.max_conns)
+		l->cfg.max_conns = GB_TCP_DEFAULT_MAX_CONNS;
+	INIT_WORK(&l->accept_work, gb_tcp_accept_work);
+	INIT_DELAYED_WORK(&l->idle_work, gb_tcp_idle_work);
+	init_waitqueue_head(&l->wq);
+
+	err = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
+			       &s);
+	if (err)
+		goto free;
+	sk = s->sk;
+	sock_set_reuseaddr(sk);
+	err = kernel_bind(s, (struct sockaddr *)&l->cfg.addr, alen);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot bind the memcache listener address");
+		goto release;
+	}
+	err = kernel_listen(s, GB_BACKLOG);
+	if (err)
+		goto release;
+	l->sock = s;
+	l->id = ++gb_tcp_next_lid;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	l->saved_data_ready = sk->sk_data_ready;
+	sk->sk_user_data = l;
+	sk->sk_data_ready = gb_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock(&gb_tcp_lock);
+	list_add_tail(&l->node, &gb_tcp_listeners);
+	spin_unlock(&gb_tcp_lock);
+	if (l->cfg.idle_timeout)
+		queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
+	queue_work(gb_tcp_wq, &l->accept_work);
+	mutex_unlock(&gb_tcp_mutex);
+	return 0;
+
+release:
+	sock_release(s);
+free:
+	kfree(l);
+unlock:
+	mutex_unlock(&gb_tcp_mutex);
+	return err;
+}
+
+static bool gb_tcp_drained(struct gb_tcp_listener *l)
+{
+	bool empty;
+
+	spin_lock(&gb_tcp_lock);
+	empty = !l->nconns;
+	spin_unlock(&gb_tcp_lock);
+	return empty;
+}
+
+/* Stop @l and close its connections. Called with gb_tcp_mutex held. */
+static void gb_tcp_stop(struct gb_tcp_listener *l)
+{
+	struct sock *sk = l->sock->sk;
+	struct gb_tcp_conn *c;
+
+	WRITE_ONCE(l->stopping, true);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = l->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&l->accept_work);
+	cancel_delayed_work_sync(&l->idle_work);
+	kernel_sock_shutdown(l->sock, SHUT_RDWR);
+	sock_release(l->sock);
+	l->sock = NULL;
+
+	spin_lock(&gb_tcp_lock);
+	list_for_each_entry(c, &gb_tcp_conns, node) {
+		if (c->l == l) {
+			WRITE_ONCE(c->kill, true);
+			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+		}
+	}
+	spin_unlock(&gb_tcp_lock);
+	wait_event(l->wq, gb_tcp_drained(l));
+	spin_lock(&gb_tcp_lock);
+	list_del(&l->node);
+	spin_unlock(&gb_tcp_lock);
+	kfree(l);
+}
+
+static int gb_tcp_del(const struct sockaddr_storage *addr,
+		      struct netlink_ext_ack *extack)
+{
+	struct gb_tcp_listener *l;
+
+	mutex_lock(&gb_tcp_mutex);
+	l = gb_tcp_find(addr);
+	if (!l) {
+		mutex_unlock(&gb_tcp_mutex);
+		NL_SET_ERR_MSG(extack, "no memcache listener on this address");
+		return -ENOENT;
+	}
+	gb_tcp_stop(l);
+	mutex_unlock(&gb_tcp_mutex);
+	return 0;
+}
+
+static int gb_tcp_walk(u32 *cursor,
+		       int (*fn)(const struct gb_listener_info *info, void *arg),
+		       void *arg)
+{
+	struct gb_listener_info *info;
+	struct gb_tcp_listener *l;
+	int ret = 0;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	mutex_lock(&gb_tcp_mutex);
+	list_for_each_entry(l, &gb_tcp_listeners, node) {
+		if (l->id <= *cursor)
+			continue;
+		info->cfg = l->cfg;
+		info->id = l->id;
+		spin_lock(&gb_tcp_lock);
+		info->conns = l->nconns;
+		info->conns_total = l->conns_total;
+		info->refused = l->refused;
+		spin_unlock(&gb_tcp_lock);
+		ret = fn(info, arg);
+		if (ret)
+			break;
+		*cursor = l->id;
+	}
+	mutex_unlock(&gb_tcp_mutex);
+	kfree(info);
+	return ret;
+}
+
+static const struct gb_listener_ops gb_tcp_listener_ops = {
+	.add = gb_tcp_add,
+	.del = gb_tcp_del,
+	.walk = gb_tcp_walk,
+};
+
+int gb_tcp_conn_walk(u64 *cursor,
+		     int (*fn)(const struct gb_tcp_conn_info *info, void *arg),
+		     void *arg)
+{
+	struct gb_tcp_conn_info *info;
+	time64_t now = ktime_get_boottime_seconds();
+	struct gb_tcp_conn *c;
+	int ret = 0;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	spin_lock(&gb_tcp_lock);
+	list_for_each_entry(c, &gb_tcp_conns, node) {
+		if (c->id <= *cursor)
+			continue;
+		memset(info, 0, sizeof(*info));
+		info->id = c->id;
+		info->listener_id = c->l->id;
+		kernel_getpeername(c->sock, (struct sockaddr *)&info->peer);
+		kernel_getsockname(c->sock, (struct sockaddr *)&info->local);
+		info->requests = READ_ONCE(c->requests);
+		info->bytes_in = READ_ONCE(c->bytes_in);
+		info->bytes_out = READ_ONCE(c->bytes_out);
+		info->age = now - c->started;
+		info->idle = jiffies_to_msecs(jiffies - READ_ONCE(c->last_rx)) /
+			     MSEC_PER_SEC;
+		ret = fn(info, arg);
+		if (ret)
+			break;
+		*cursor = c->id;
+	}
+	spin_unlock(&gb_tcp_lock);
+	kfree(info);
+	return ret;
+}
+
+void gb_tcp_get_totals(struct gb_tcp_totals *t)
+{
+	struct gb_tcp_listener *l;
+
+	memset(t, 0, sizeof(*t));
+	t->total_conns = atomic64_read(&gb_tcp_total);
+	t->rejected = atomic64_read(&gb_tcp_rejected);
+	t->bytes_read = atomic64_read(&gb_tcp_bytes_read);
+	t->bytes_written = atomic64_read(&gb_tcp_bytes_written);
+	spin_lock(&gb_tcp_lock);
+	list_for_each_entry(l, &gb_tcp_listeners, node) {
+		t->curr_conns += l->nconns;
+		t->max_conns += l->cfg.max_conns;
+		t->listeners++;
+	}
+	spin_unlock(&gb_tcp_lock);
+}
+
+/* Parse "a.b.c.d:port" or "[v6]:port". */
+static int gb_tcp_parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	const char *colon, *end;
+	u16 port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		if (!in6_pton(s + 1, end - s - 1, s6->sin6_addr.s6_addr, -1,
+			      NULL))
+			return -EINVAL;
+		if (kstrtou16(end + 2, 10, &port) || !port)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		return 0;
+	}
+	colon = strrchr(s, ':');
+	if (!colon)
+		return -EINVAL;
+	if (!in4_pton(s, colon - s, (u8 *)&s4->sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	if (kstrtou16(colon + 1, 10, &port) || !port)
+		return -EINVAL;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	return 0;
+}
 
 int gb_tcp_init(void)
 {
+	struct gb_listener_config cfg = { .kind = GB_LISTENER_MEMCACHE };
+	int err;
+
+	gb_mc_exec_init();
+	gb_tcp_wq = alloc_workqueue("goblin_tcp", WQ_MEM_RECLAIM, 0);
+	if (!gb_tcp_wq)
+		return -ENOMEM;
+	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
+	if (gb_param_memcache && gb_param_memcache[0]) {
+		err = gb_tcp_parse_addr(gb_param_memcache, &cfg.addr);
+		if (err) {
+			pr_err("bad memcache address \"%s\"\n",
+			       gb_param_memcache);
+			goto fail;
+		}
+		err = gb_tcp_add(&cfg, NULL);
+		if (err) {
+			pr_err("cannot listen on %s: %d\n", gb_param_memcache,
+			       err);
+			goto fail;
+		}
+		pr_info("memcache listening on %s\n", gb_param_memcache);
+	}
 	return 0;
+fail:
+	gb_listener_ops[GB_LISTENER_MEMCACHE] = NULL;
+	destroy_workqueue(gb_tcp_wq);
+	return err;
 }
 
 void gb_tcp_exit(void)
 {
+	struct gb_tcp_listener *l, *tmp;
+
+	gb_listener_ops[GB_LISTENER_MEMCACHE] = NULL;
+	mutex_lock(&gb_tcp_mutex);
+	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
+		gb_tcp_stop(l);
+	mutex_unlock(&gb_tcp_mutex);
+	destroy_workqueue(gb_tcp_wq);
 }

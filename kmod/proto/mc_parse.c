@@ -35,10 +35,10 @@ static bool mc_tok_is(const struct mc_tok *t, const char *s)
  * then the token must end or continue with whitespace. *@neg reports a '-'.
  * Overflow fails (ERANGE).
  */
-static bool mc_strtou64(const char *p, size_t len, uint64_t *out, bool *neg)
+static bool mc_strtou64(const char *p, size_t len, u64 *out, bool *neg)
 {
 	const char *end = p + len;
-	uint64_t v = 0;
+	u64 v = 0;
 	bool digits = false;
 
 	*neg = false;
@@ -51,7 +51,7 @@ static bool mc_strtou64(const char *p, size_t len, uint64_t *out, bool *neg)
 	while (p < end && *p >= '0' && *p <= '9') {
 		unsigned int d = *p - '0';
 
-		if (v > (~(uint64_t)0 - d) / 10)
+		if (v > (~(u64)0 - d) / 10)
 			return false;
 		v = v * 10 + d;
 		digits = true;
@@ -61,50 +61,50 @@ static bool mc_strtou64(const char *p, size_t len, uint64_t *out, bool *neg)
 		return false;
 	if (p < end && !mc_isspace(*p))
 		return false;
-	*out = *neg ? (uint64_t)0 - v : v;
+	*out = *neg ? (u64)0 - v : v;
 	return true;
 }
 
 /* memcached safe_strtoull(): negative input that wraps is rejected. */
-static bool mc_u64(const struct mc_tok *t, uint64_t *out)
+static bool mc_u64(const struct mc_tok *t, u64 *out)
 {
 	bool neg;
 
 	if (!mc_strtou64(t->p, t->len, out, &neg))
 		return false;
-	if (neg && (int64_t)*out < 0)
+	if (neg && (s64)*out < 0)
 		return false;
 	return true;
 }
 
 /* memcached safe_strtoul()/safe_strtoflags() on LP64: truncates to 32 bits. */
-static bool mc_u32(const struct mc_tok *t, uint32_t *out)
+static bool mc_u32(const struct mc_tok *t, u32 *out)
 {
-	uint64_t v;
+	u64 v;
 
 	if (!mc_u64(t, &v))
 		return false;
-	*out = (uint32_t)v;
+	*out = (u32)v;
 	return true;
 }
 
 /* memcached safe_strtol() into an int32_t. */
-static bool mc_s32(const struct mc_tok *t, int64_t *out)
+static bool mc_s32(const struct mc_tok *t, s64 *out)
 {
-	uint64_t v;
-	int64_t s;
+	u64 v;
+	s64 s;
 	bool neg;
 
 	if (!mc_strtou64(t->p, t->len, &v, &neg))
 		return false;
 	if (neg) {
-		if (v != 0 && (uint64_t)0 - v > (uint64_t)1 << 31)
+		if (v != 0 && (u64)0 - v > (u64)1 << 31)
 			return false;
-		s = -(int64_t)((uint64_t)0 - v);
+		s = -(s64)((u64)0 - v);
 	} else {
 		if (v > 0x7fffffffULL)
 			return false;
-		s = (int64_t)v;
+		s = (s64)v;
 	}
 	*out = s;
 	return true;
@@ -152,7 +152,7 @@ static void mc_parse_storage(struct mc_req *req, enum mc_cmd cmd,
 			     const struct mc_tok *tok, size_t n)
 {
 	bool is_cas = cmd == MC_CMD_CAS;
-	int64_t vlen;
+	s64 vlen;
 
 	if (n != (is_cas ? 6u : 5u) && n != (is_cas ? 7u : 6u)) {
 		mc_set_err(req, MC_ERR_ERROR, false);
@@ -171,7 +171,7 @@ static void mc_parse_storage(struct mc_req *req, enum mc_cmd cmd,
 	req->cmd = cmd;
 	req->key = tok[1].p;
 	req->klen = tok[1].len;
-	req->vlen = (uint64_t)vlen;
+	req->vlen = (u64)vlen;
 }
 
 static void mc_parse_get(struct mc_req *req, enum mc_cmd cmd,
@@ -324,7 +324,7 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 		const struct mc_tok *t = &tok[i];
 		unsigned char c = (unsigned char)t->p[0];
 		struct mc_tok arg = { t->p + 1, t->len - 1 };
-		int64_t v;
+		s64 v;
 
 		if (c >= 127)
 			return MC_ERR_DUP_FLAG;
@@ -338,7 +338,7 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 
 			m->c = (char)c;
 			m->tok = arg.p;
-			m->len = arg.len > 255 ? 255 : (uint8_t)arg.len;
+			m->len = arg.len > 255 ? 255 : (u8)arg.len;
 		}
 		switch (c) {
 		case 'b':
@@ -421,7 +421,7 @@ static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
 {
 	const char *err;
 	size_t first = 2;
-	int64_t vlen = 0;
+	s64 vlen = 0;
 
 	if (n < 2) {
 		mc_set_err(req, MC_ERR_ERROR, false);
@@ -437,7 +437,7 @@ static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
 			mc_set_err(req, MC_ERR_FORMAT, false);
 			return;
 		}
-		req->vlen = (uint64_t)vlen;
+		req->vlen = (u64)vlen;
 		first = 3;
 	}
 	err = more ? MC_ERR_BAD_FLAG : mc_meta_flags(req, tok, first, n);

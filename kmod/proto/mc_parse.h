@@ -118,12 +118,15 @@ enum mc_ms_mode {
  */
 struct mc_meta_flag {
 	char c;
-	uint8_t len;
+	u8 len;
 	const char *tok;
 };
 
 /* Bit for meta flag letter c ('A'..'Z', 'a'..'z') in mc_req.mflags. */
-#define MC_MF(c) ((c) >= 'a' ? (1ULL << ((c) - 'a' + 26)) : (1ULL << ((c) - 'A')))
+static inline u64 MC_MF(int c)
+{
+	return c >= 'a' ? 1ULL << (c - 'a' + 26) : 1ULL << (c - 'A');
+}
 
 /**
  * struct mc_req - one parsed request
@@ -164,27 +167,27 @@ struct mc_req {
 	bool vlen_swallow;
 	bool noreply;
 	const char *key;
-	uint32_t klen;
+	u32 klen;
 	const char *keys;
 	const char *keys_end;
-	uint32_t flags;
-	int64_t exptime;
+	u32 flags;
+	s64 exptime;
 	bool has_exptime;
-	uint64_t vlen;
-	uint64_t cas;
-	uint64_t delta;
-	uint32_t verbosity;
-	uint64_t initial;
-	int64_t vivify;
+	u64 vlen;
+	u64 cas;
+	u64 delta;
+	u32 verbosity;
+	u64 initial;
+	s64 vivify;
 	int mode;
-	uint64_t mflags;
+	u64 mflags;
 	unsigned int nmeta;
 	struct mc_meta_flag meta[MC_META_FLAGS_MAX];
 	const char *opaque;
-	uint32_t olen;
+	u32 olen;
 	bool b64;
 	const char *raw_key;
-	uint32_t raw_klen;
+	u32 raw_klen;
 	char keybuf[MC_KEY_MAX + 1];
 };
 

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Goblin Store: in-kernel memcache TCP listeners and connections.
+ *
+ * Listeners are managed through gb_listener_ops[GB_LISTENER_MEMCACHE]
+ * (see listener.h). This header adds what netlink and the stats command
+ * need to look at connections.
+ */
+#ifndef _GOBLIN_TCP_H
+#define _GOBLIN_TCP_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+/**
+ * struct gb_tcp_conn_info - snapshot of one connection
+ * @id:          connection id (unique for the module's lifetime, > 0)
+ * @listener_id: id of the listener that accepted it
+ * @peer:        remote address
+ * @local:       local address
+ * @requests:    requests executed
+ * @bytes_in:    bytes received
+ * @bytes_out:   bytes sent
+ * @age:         seconds since accept
+ * @idle:        seconds since the last received byte
+ */
+struct gb_tcp_conn_info {
+	u64 id;
+	u32 listener_id;
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
+	u64 requests;
+	u64 bytes_in;
+	u64 bytes_out;
+	u32 age;
+	u32 idle;
+};
+
+/**
+ * gb_tcp_conn_walk() - report connections in id order
+ * @cursor: in: report connections with id > *@cursor (start with 0);
+ *          out: id of the last connection reported
+ * @fn:     called for each connection (no locks held, may not sleep
+ *          for long); a non-zero return stops the walk and is returned
+ * @arg:    passed to @fn
+ *
+ * Suited to netlink dumps: call again with the updated cursor to resume.
+ * Return: 0 when all connections were reported, else @fn's return value.
+ */
+int gb_tcp_conn_walk(u64 *cursor,
+		     int (*fn)(const struct gb_tcp_conn_info *info, void *arg),
+		     void *arg);
+
+/**
+ * struct gb_tcp_totals - module-wide connection counters
+ * @curr_conns:  open connections
+ * @total_conns: accepted since load
+ * @rejected:    refused because of max_conns
+ * @bytes_read:  bytes received
+ * @bytes_written: bytes sent
+ * @max_conns:   sum of the listeners' connection limits
+ * @listeners:   listeners running
+ */
+struct gb_tcp_totals {
+	u32 curr_conns;
+	u64 total_conns;
+	u64 rejected;
+	u64 bytes_read;
+	u64 bytes_written;
+	u32 max_conns;
+	u32 listeners;
+};
+
+void gb_tcp_get_totals(struct gb_tcp_totals *t);
+
+#define GB_TCP_DEFAULT_MAX_CONNS	1024
+
+#endif /* _GOBLIN_TCP_H */
