@@ -325,9 +325,9 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[GOBLIN_A_BLOCK]) {
 		cfg.block = nla_get_u32(tb[GOBLIN_A_BLOCK]);
-		if (!is_power_of_2(cfg.block) || cfg.block < PAGE_SIZE) {
+		if (!PAGE_ALIGNED(cfg.block)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_BLOCK],
-					    "block: must be a power of two of at least a page");
+					    "block: must be a multiple of the page size");
 			return -EINVAL;
 		}
 		store = true;
@@ -464,6 +464,8 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		{ GOBLIN_STATS_A_CONNS, sum->conns },
 		{ GOBLIN_STATS_A_CONNS_TOTAL, sum->conns_total },
 		{ GOBLIN_STATS_A_REFUSED, sum->refused },
+		{ GOBLIN_STATS_A_PAGES_QUARANTINED, st->pages_quarantined },
+		{ GOBLIN_STATS_A_QUARANTINED_TOTAL, st->quarantined_total },
 	};
 	struct nlattr *nest;
 	int i;

@@ -935,6 +935,8 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_CONNS] = "conns",
 	[GOBLIN_STATS_A_CONNS_TOTAL] = "conns_total",
 	[GOBLIN_STATS_A_REFUSED] = "refused",
+	[GOBLIN_STATS_A_PAGES_QUARANTINED] = "pages_quarantined",
+	[GOBLIN_STATS_A_QUARANTINED_TOTAL] = "quarantined_total",
 };
 
 static int parse_stats(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
@@ -1452,7 +1454,8 @@ static int stats_watch(unsigned int interval, uint64_t count)
 	static const char *const gauges[] = {
 		"curr_items", "bytes", "head_bytes", "tail_bytes",
 		"pages_free", "memory_limit", "ssd_limit", "listeners",
-		"conns", "blocks_total", "blocks_huge", "blocks_small", NULL
+		"conns", "blocks_total", "blocks_huge", "blocks_small",
+		"pages_quarantined", NULL
 	};
 	struct recs prev = { 0 }, cur = { 0 };
 	struct rec out;
