@@ -1,12 +1,2269 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the rdma subsystem. */
+/*
+ * Goblin Store: native RDMA transport, protocol v3 (uapi/linux/goblin_rdma.h,
+ * Documentation/rdma-protocol.rst).
+ *
+ * Objects and contexts
+ * --------------------
+ *  gb_rdma_listener  one rdma_cm listening id per configured address.
+ *  gb_rdma_dev       per ib_device state (PD), created by the first
+ *                    connection on the device, freed by our ib_client's
+ *                    .remove (device unregistration or module unload).
+ *  gb_rdma_conn      one RC QP with one CQ (IB_POLL_WORKQUEUE), a ring of
+ *                    receive records, a pool of send records, and the
+ *                    client's bulk windows.
+ *
+ * Execution model
+ * ---------------
+ * Completion handlers run in the CQ's workqueue; they only queue received
+ * records and finished sends on locked lists and kick conn->work. All
+ * protocol state (credits, windows, the request being executed) belongs to
+ * conn->work, which runs on gb_rdma_wq, so it is single-threaded and may
+ * sleep (tail pages come from the page cache). rdma_cm handlers never sleep
+ * for long and never destroy a cm_id: closing queues conn->release.
+ *
+ * Page ownership on the GET path
+ * ------------------------------
+ * A chunk of a value is described by a window slot (struct gb_rdma_win):
+ * for every segment, gb_obj_get_page() hands us a page reference, which we
+ * DMA-map (DMA_TO_DEVICE) and point a WRITE sge at; no byte is copied. The
+ * WRITEs are unsignaled and chained in front of the signaled BULK SEND of
+ * the same tx. The slot stays "busy" - pages referenced and mapped - until
+ * that SEND's completion (success or flush) is reaped by conn->work, which
+ * unmaps and put_page()s every segment. The gb_obj reference taken by
+ * gb_store_get() travels with the request while chunks are produced and is
+ * handed to the tx of the value's last chunk, so it too is dropped only at
+ * the SEND completion. RC completes send WRs in order, so when the last
+ * chunk's SEND completes, every earlier WRITE of the value is done. If the
+ * QP fails, ib_drain_qp() in conn->release guarantees every posted WR has
+ * completed (flushed) before the leftovers are released. A window slot is
+ * reused only when it is neither busy nor held by the client (returned by a
+ * FLOW record).
+ *
+ * Teardown
+ * --------
+ * gb_rdma_conn_close() is idempotent and only queues conn->release, which:
+ * disconnects, drains the QP (no completion can run afterwards), cancels
+ * conn->work, releases every page/object still held, destroys the QP, the
+ * CQ and finally the cm_id (which waits for a running cm handler), then
+ * unlinks and frees the connection. The subsystem mutex is never held
+ * while calling rdma_destroy_id(), because cm handlers take it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
+
+#include <linux/inet.h>
+#include <linux/netlink.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
 #include "goblin.h"
+#include "listener.h"
+#include "netlink.h"
+#include "rdma.h"
+#include "store.h"
+#include "rdma_rec.h"
+
+#define GB_RDMA_DEF_WINDOW	SZ_1M
+#define GB_RDMA_DEF_WINDOWS	4
+#define GB_RDMA_DEF_CREDITS	32
+#define GB_RDMA_DEF_MAX_CONNS	64
+#define GB_RDMA_GRANT_MAX	128	/* receive records per connection */
+#define GB_RDMA_TX_MAX		128	/* send records per connection */
+#define GB_RDMA_RX_SLACK	2	/* receives posted beyond the grant */
+#define GB_RDMA_SGE_MAX		32
+#define GB_RDMA_BOUNCE_MAX	(256U << 10)
+#define GB_RDMA_BACKLOG		128
+#define GB_RDMA_REBIND_MS	2000
+
+static char *gb_rdma_param = "";
+module_param_named(rdma, gb_rdma_param, charp, 0444);
+MODULE_PARM_DESC(rdma, "RDMA listener to start at load, \"addr:port\" or \"[v6addr]:port\" (default: none)");
+
+enum gb_rdma_kind { GB_KIND_LISTENER = 1, GB_KIND_CONN };
+
+struct gb_rdma_dev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	unsigned int nconns;
+	bool dead;
+};
+
+struct gb_rdma_listener {
+	enum gb_rdma_kind kind;		/* first: cm_id context tag */
+	struct list_head node;
+	struct gb_listener_config cfg;
+	u32 id;
+	struct rdma_cm_id *cm_id;
+	u32 nconns;
+	u64 conns_total;
+	u64 refused;
+	bool dying;
+	struct delayed_work rebind;
+};
+
+struct gb_rdma_conn;
+
+struct gb_rdma_rx {
+	struct ib_cqe cqe;
+	struct gb_rdma_conn *conn;
+	struct list_head node;
+	u32 idx;
+	u32 len;
+	struct ib_sge sge;
+	struct ib_recv_wr wr;
+};
+
+struct gb_rdma_tx {
+	struct ib_cqe cqe;
+	struct gb_rdma_conn *conn;
+	struct list_head node;
+	u32 idx;
+	int win;		/* window slot released by this SEND, or -1 */
+	u32 nwr;		/* send queue slots freed by this SEND */
+	struct gb_obj *obj;	/* reference dropped at completion */
+	struct ib_sge sge;
+	struct ib_send_wr wr;
+};
+
+struct gb_rdma_win {
+	bool client;		/* held by the client until a FLOW return */
+	bool busy;		/* segments mapped until the SEND completes */
+	u32 nsge;
+	struct ib_sge *sge;
+	struct page **pages;
+	struct ib_rdma_wr *wr;
+};
+
+/* The request conn->work is executing (a private copy of the record). */
+struct gb_rdma_req {
+	bool active;
+	bool reply_pending;
+	bool done_after_reply;
+	bool waiting;
+	struct gb_rdma_rec rec;
+	/* GET */
+	u32 key;
+	u16 hits;
+	u16 misses;
+	struct gb_obj *obj;
+	u64 off;
+	/* SET */
+	struct gb_obj *sobj;
+	u64 soff;
+	u32 slen;
+	bool read_posted;
+	bool read_complete;
+	/* not cleared between requests: */
+	u8 buf[GB_RDMA_RECORD_SIZE] __aligned(8);
+	u8 reply[GB_RDMA_RECORD_SIZE] __aligned(8);
+};
+
+enum { GB_CONN_CLOSING, GB_CONN_LISTED };
+
+struct gb_rdma_conn {
+	enum gb_rdma_kind kind;		/* first: cm_id context tag */
+	struct list_head node;
+	u64 id;
+	struct gb_rdma_listener *lis;
+	struct gb_rdma_dev *dev;
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct gb_rdma_geom geom;
+	unsigned long flags;
+
+	u32 nwin;		/* windows used */
+	u32 chunk_max;		/* bytes per chunk (<= window size) */
+	u32 spw;		/* sges per window slot */
+	u32 max_sge;		/* sges per WRITE */
+	u32 wpw;		/* WRITE WRs per chunk, worst case */
+
+	u32 nrx;
+	u8 *rxbuf;
+	u64 rxdma;
+	struct gb_rdma_rx *rx;
+	u32 ntx;
+	u8 *txbuf;
+	u64 txdma;
+	struct gb_rdma_tx *tx;
+
+	spinlock_t lock;		/* protects the lists below */
+	struct list_head rxq;		/* received, not yet seen by work */
+	struct list_head tx_done;	/* completed sends */
+	bool read_done;
+	u64 errors[GB_RDMA_E_NR];	/* also under lock */
+
+	/* conn->work only (and conn->release once work is cancelled) */
+	struct list_head pending;	/* requests waiting for execution */
+	struct list_head tx_free;
+	struct list_head tx_dead;	/* failed to post: release after drain */
+	int sq_avail;
+	u32 grant;			/* initial grant to the client */
+	u32 client_avail;		/* records the client may still send */
+	u32 owed;			/* reposted, not yet granted */
+	u32 peer_credits;		/* records we may still send */
+	struct gb_rdma_win *win;
+	u32 win_client;
+	struct gb_rdma_req cur;
+	u8 *bounce;
+	u64 bounce_dma;
+	u32 bounce_len;
+
+	struct ib_cqe write_cqe;
+	struct ib_cqe read_cqe;
+	struct work_struct work;
+	struct work_struct release;
+	unsigned long last_req;		/* jiffies */
+	struct sockaddr_storage cm_id_peer;	/* saved for the close event */
+	struct gb_rdma_stats st;
+};
+
+static DEFINE_MUTEX(gb_rdma_lock);	/* lists, counters, listener state */
+static LIST_HEAD(gb_rdma_listeners);
+static LIST_HEAD(gb_rdma_devs);
+static LIST_HEAD(gb_rdma_conns);	/* ascending id */
+static u32 gb_rdma_nconns;
+static u32 gb_rdma_next_lis_id;
+static u64 gb_rdma_next_conn_id;
+static struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
+static u64 gb_rdma_rejects;
+static DECLARE_WAIT_QUEUE_HEAD(gb_rdma_waitq);
+static struct workqueue_struct *gb_rdma_wq;
+
+static void gb_rdma_conn_close(struct gb_rdma_conn *conn);
+
+/* ---------------------------------------------------------------------- */
+/* errors */
+
+static const char * const gb_rdma_err_names[GB_RDMA_E_NR] = {
+	[GB_RDMA_E_BAD_RECORD] = "bad record",
+	[GB_RDMA_E_CREDIT] = "credit overrun",
+	[GB_RDMA_E_WINDOW] = "bad window return",
+	[GB_RDMA_E_RANGE] = "address out of range",
+	[GB_RDMA_E_RDMA] = "RDMA operation failed",
+	[GB_RDMA_E_WC] = "completion error",
+	[GB_RDMA_E_STORE] = "store read error",
+	[GB_RDMA_E_REJECT] = "connect rejected",
+};
+
+static void gb_rdma_count(struct gb_rdma_conn *conn, enum gb_rdma_err kind)
+{
+	spin_lock(&conn->lock);
+	conn->errors[kind]++;
+	spin_unlock(&conn->lock);
+}
+
+/**
+ * gb_rdma_fail() - count a protocol or transport error and close
+ * @conn: connection
+ * @kind: error kind (counter)
+ * @what: detail for the rate-limited log line
+ */
+static void gb_rdma_fail(struct gb_rdma_conn *conn, enum gb_rdma_err kind,
+			 const char *what)
+{
+	gb_rdma_count(conn, kind);
+	if (!test_bit(GB_CONN_CLOSING, &conn->flags))
+		pr_warn_ratelimited("conn %llu: %s (%s), closing\n", conn->id,
+				    gb_rdma_err_names[kind], what);
+	gb_rdma_conn_close(conn);
+}
+
+/* ---------------------------------------------------------------------- */
+/* completions (CQ workqueue context) */
+
+static void gb_rdma_kick(struct gb_rdma_conn *conn)
+{
+	if (!test_bit(GB_CONN_CLOSING, &conn->flags))
+		queue_work(gb_rdma_wq, &conn->work);
+}
+
+static void gb_rdma_wc_error(struct gb_rdma_conn *conn, struct ib_wc *wc,
+			     enum gb_rdma_err kind)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		gb_rdma_conn_close(conn);
+		return;
+	}
+	gb_rdma_fail(conn, kind, ib_wc_status_msg(wc->status));
+}
+
+static void gb_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct gb_rdma_rx *rx = container_of(wc->wr_cqe, struct gb_rdma_rx,
+					     cqe);
+	struct gb_rdma_conn *conn = rx->conn;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_WC);
+		return;
+	}
+	rx->len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(conn->dev->ibdev,
+				   conn->rxdma + rx->idx * GB_RDMA_RECORD_SIZE,
+				   GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE);
+	spin_lock(&conn->lock);
+	list_add_tail(&rx->node, &conn->rxq);
+	spin_unlock(&conn->lock);
+	gb_rdma_kick(conn);
+}
+
+static void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct gb_rdma_tx *tx = container_of(wc->wr_cqe, struct gb_rdma_tx,
+					     cqe);
+	struct gb_rdma_conn *conn = tx->conn;
+
+	spin_lock(&conn->lock);
+	list_add_tail(&tx->node, &conn->tx_done);
+	spin_unlock(&conn->lock);
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_WC);
+	else
+		gb_rdma_kick(conn);
+}
+
+/* WRITEs are unsignaled: this only runs when one failed (e.g. bad rkey). */
+static void gb_rdma_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct gb_rdma_conn *conn = container_of(wc->wr_cqe,
+						 struct gb_rdma_conn,
+						 write_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
+}
+
+static void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct gb_rdma_conn *conn = container_of(wc->wr_cqe,
+						 struct gb_rdma_conn,
+						 read_cqe);
+
+	spin_lock(&conn->lock);
+	conn->read_done = true;
+	spin_unlock(&conn->lock);
+	if (wc->status != IB_WC_SUCCESS)
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
+	else
+		gb_rdma_kick(conn);
+}
+
+static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct gb_rdma_conn *conn = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		rdma_notify(conn->cm_id, ev->event);
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		gb_rdma_fail(conn, GB_RDMA_E_RDMA, ib_event_msg(ev->event));
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* posting */
+
+static int gb_rdma_post_recv(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
+{
+	ib_dma_sync_single_for_device(conn->dev->ibdev,
+				      conn->rxdma +
+				      rx->idx * GB_RDMA_RECORD_SIZE,
+				      GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE);
+	rx->wr.next = NULL;
+	return ib_post_recv(conn->qp, &rx->wr, NULL);
+}
+
+static void gb_rdma_win_release(struct gb_rdma_conn *conn,
+				struct gb_rdma_win *w)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u32 i;
+
+	for (i = 0; i < w->nsge; i++) {
+		ib_dma_unmap_page(ibdev, w->sge[i].addr, w->sge[i].length,
+				  DMA_TO_DEVICE);
+		put_page(w->pages[i]);
+	}
+	w->nsge = 0;
+	w->busy = false;
+}
+
+static void gb_rdma_tx_release(struct gb_rdma_conn *conn,
+			       struct gb_rdma_tx *tx)
+{
+	if (tx->win >= 0)
+		gb_rdma_win_release(conn, &conn->win[tx->win]);
+	if (tx->obj)
+		gb_obj_put(tx->obj);
+	tx->win = -1;
+	tx->obj = NULL;
+	conn->sq_avail += tx->nwr;
+	tx->nwr = 0;
+	list_add_tail(&tx->node, &conn->tx_free);
+}
+
+/* Reap completed sends and the READ completion. conn->work only. */
+static void gb_rdma_reap(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_tx *tx, *tmp;
+	LIST_HEAD(done);
+	bool rd;
+
+	spin_lock(&conn->lock);
+	list_splice_init(&conn->tx_done, &done);
+	rd = conn->read_done;
+	conn->read_done = false;
+	spin_unlock(&conn->lock);
+
+	list_for_each_entry_safe(tx, tmp, &done, node) {
+		list_del(&tx->node);
+		gb_rdma_tx_release(conn, tx);
+	}
+	if (rd) {
+		conn->sq_avail++;
+		conn->cur.read_posted = false;
+		conn->cur.read_complete = true;
+	}
+}
+
+static bool gb_rdma_can_send(struct gb_rdma_conn *conn, u32 nwr)
+{
+	return !list_empty(&conn->tx_free) && conn->peer_credits >= 2 &&
+	       conn->sq_avail >= (int)nwr;
+}
+
+static struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_tx *tx;
+
+	tx = list_first_entry(&conn->tx_free, struct gb_rdma_tx, node);
+	list_del(&tx->node);
+	tx->win = -1;
+	tx->obj = NULL;
+	tx->nwr = 1;
+	return tx;
+}
+
+static void *gb_rdma_tx_buf(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx)
+{
+	return conn->txbuf + tx->idx * GB_RDMA_RECORD_SIZE;
+}
+
+/**
+ * gb_rdma_post_tx() - grant owed credits in @tx's record and post it
+ * @conn:  connection
+ * @tx:    send record, its buffer filled in
+ * @first: first WR of a chain ending with @tx->wr, or NULL
+ *
+ * On failure the tx (and what it references) is parked until the QP is
+ * drained, because part of the chain may have been posted.
+ *
+ * Return: 0 or a negative errno (the caller closes the connection).
+ */
+static int gb_rdma_post_tx(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx,
+			   struct ib_send_wr *first)
+{
+	struct gb_rdma_hdr *h = gb_rdma_tx_buf(conn, tx);
+	int ret;
+
+	h->credits = cpu_to_le16(conn->owed);
+	ib_dma_sync_single_for_device(conn->dev->ibdev,
+				      conn->txdma +
+				      tx->idx * GB_RDMA_RECORD_SIZE,
+				      GB_RDMA_RECORD_SIZE, DMA_TO_DEVICE);
+	tx->wr.next = NULL;
+	ret = ib_post_send(conn->qp, first ? first : &tx->wr, NULL);
+	if (ret) {
+		list_add_tail(&tx->node, &conn->tx_dead);
+		return ret;
+	}
+	conn->client_avail += conn->owed;
+	conn->owed = 0;
+	conn->peer_credits--;
+	conn->st.records_out++;
+	conn->sq_avail -= tx->nwr;
+	return 0;
+}
+
+/* Send a prepared record (conn->cur.reply); caller checked can_send. */
+static int gb_rdma_send_reply(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_tx *tx = gb_rdma_tx_get(conn);
+
+	memcpy(gb_rdma_tx_buf(conn, tx), conn->cur.reply, GB_RDMA_RECORD_SIZE);
+	return gb_rdma_post_tx(conn, tx, NULL);
+}
+
+static void gb_rdma_prep_error(struct gb_rdma_conn *conn, u32 kind,
+			       const char *msg)
+{
+	struct gb_rdma_error *e;
+
+	gb_rdma_hdr_init(conn->cur.reply, GB_RDMA_R_ERROR, conn->cur.rec.tag,
+			 0, sizeof(*e));
+	e = (void *)(conn->cur.reply + sizeof(struct gb_rdma_hdr));
+	e->kind = cpu_to_le32(kind);
+	strscpy(e->msg, msg, sizeof(e->msg));
+	conn->cur.reply_pending = true;
+}
+
+static void gb_rdma_prep_status(struct gb_rdma_conn *conn, u32 status)
+{
+	struct gb_rdma_status *s;
+
+	gb_rdma_hdr_init(conn->cur.reply, GB_RDMA_R_STATUS, conn->cur.rec.tag,
+			 0, sizeof(*s));
+	s = (void *)(conn->cur.reply + sizeof(struct gb_rdma_hdr));
+	s->status = cpu_to_le32(status);
+	conn->cur.reply_pending = true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* GET */
+
+static int gb_rdma_find_window(struct gb_rdma_conn *conn)
+{
+	u32 i;
+
+	for (i = 0; i < conn->nwin; i++)
+		if (!conn->win[i].client && !conn->win[i].busy)
+			return i;
+	return -1;
+}
+
+/**
+ * gb_rdma_post_chunk() - RDMA WRITE the next chunk of the current value
+ * @conn: connection; caller checked can_send(wpw + 1)
+ * @w:    free window slot
+ * @store_err: set to a store error (then nothing was posted, nothing held)
+ *
+ * Maps up to chunk_max bytes of the value straight from the store's pages,
+ * builds WRITE WRs of at most max_sge sges each and posts them chained in
+ * front of a signaled BULK SEND.
+ *
+ * Return: 0 or a post error; a store error (then nothing was posted and
+ * nothing is held) is returned in *@store_err.
+ */
+static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
+			      int *store_err)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	struct gb_rdma_win *win = &conn->win[w];
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u64 remote = conn->geom.window_base + (u64)w * conn->geom.window_size;
+	u64 left = r->obj->len - r->off;
+	u32 len = min_t(u64, left, conn->chunk_max);
+	u32 pos = 0, nwr = 0, i;
+	struct gb_rdma_tx *tx;
+	struct gb_rdma_bulk *b;
+	bool last;
+	int ret;
+
+	win->nsge = 0;
+	while (pos < len && win->nsge < conn->spw) {
+		struct page *pg;
+		unsigned int pgoff, seg;
+		u64 dma;
+
+		ret = gb_obj_get_page(r->obj, r->off + pos, &pg, &pgoff, &seg);
+		if (ret)
+			goto unwind;
+		if (seg == 0) {
+			put_page(pg);
+			ret = -EIO;
+			goto unwind;
+		}
+		seg = min(seg, len - pos);
+		dma = ib_dma_map_page(ibdev, pg, pgoff, seg, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, dma)) {
+			put_page(pg);
+			ret = -ENOMEM;
+			goto unwind;
+		}
+		win->pages[win->nsge] = pg;
+		win->sge[win->nsge].addr = dma;
+		win->sge[win->nsge].length = seg;
+		win->sge[win->nsge].lkey = conn->dev->pd->local_dma_lkey;
+		win->nsge++;
+		pos += seg;
+	}
+	len = pos;
+	last = r->off + len == r->obj->len;
+
+	tx = gb_rdma_tx_get(conn);
+	for (i = 0; i < win->nsge; i += conn->max_sge, nwr++) {
+		struct ib_rdma_wr *wr = &win->wr[nwr];
+		u32 n = min(win->nsge - i, conn->max_sge), k;
+
+		memset(wr, 0, sizeof(*wr));
+		wr->wr.wr_cqe = &conn->write_cqe;
+		wr->wr.opcode = IB_WR_RDMA_WRITE;
+		wr->wr.sg_list = &win->sge[i];
+		wr->wr.num_sge = n;
+		wr->remote_addr = remote;
+		wr->rkey = conn->geom.rkey;
+		for (k = 0; k < n; k++)
+			remote += win->sge[i + k].length;
+		if (nwr)
+			win->wr[nwr - 1].wr.next = &wr->wr;
+	}
+	win->wr[nwr - 1].wr.next = &tx->wr;
+
+	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_BULK, r->rec.tag, 0,
+			 sizeof(*b));
+	b = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+	b->window = cpu_to_le16(w);
+	b->flags = cpu_to_le16(last ? GB_RDMA_BULK_LAST : 0);
+	b->len = cpu_to_le32(len);
+	b->offset = cpu_to_le64(r->off);
+	b->key_index = cpu_to_le16(r->key);
+	tx->win = w;
+	tx->nwr = nwr + 1;
+	win->busy = true;
+	win->client = true;
+	conn->win_client++;
+	if (last) {
+		tx->obj = r->obj;
+		r->obj = NULL;
+		r->key++;
+	}
+	r->off += len;
+	conn->st.bytes_written += len;
+	conn->st.chunks++;
+	return gb_rdma_post_tx(conn, tx, &win->wr[0].wr);
+
+unwind:
+	for (i = 0; i < win->nsge; i++) {
+		ib_dma_unmap_page(ibdev, win->sge[i].addr, win->sge[i].length,
+				  DMA_TO_DEVICE);
+		put_page(win->pages[i]);
+	}
+	win->nsge = 0;
+	*store_err = ret;
+	return 0;
+}
+
+static void gb_rdma_prep_value(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	struct gb_rdma_value *v;
+
+	gb_rdma_hdr_init(r->reply, GB_RDMA_R_VALUE, r->rec.tag, 0,
+			 offsetof(struct gb_rdma_value, key) + r->obj->klen);
+	v = (void *)(r->reply + sizeof(struct gb_rdma_hdr));
+	v->key_index = cpu_to_le16(r->key);
+	v->klen = r->obj->klen;
+	v->flags = cpu_to_le32(r->obj->flags);
+	v->bytes = cpu_to_le64(r->obj->len);
+	v->cas = cpu_to_le64(r->obj->cas);
+	memcpy(v->key, r->obj->key, r->obj->klen);
+	r->reply_pending = true;
+}
+
+static void gb_rdma_prep_end(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	struct gb_rdma_end *e;
+
+	gb_rdma_hdr_init(r->reply, GB_RDMA_R_END, r->rec.tag, 0, sizeof(*e));
+	e = (void *)(r->reply + sizeof(struct gb_rdma_hdr));
+	e->hits = cpu_to_le16(r->hits);
+	e->misses = cpu_to_le16(r->misses);
+	r->reply_pending = true;
+	r->done_after_reply = true;
+}
+
+/* Advance the GET; -EAGAIN when waiting for a window, credit or SQ slot. */
+static int gb_rdma_get_step(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	int w, ret, serr;
+
+	for (;;) {
+		if (r->reply_pending) {
+			if (!gb_rdma_can_send(conn, 1))
+				return -EAGAIN;
+			ret = gb_rdma_send_reply(conn);
+			if (ret)
+				return ret;
+			r->reply_pending = false;
+			if (r->done_after_reply) {
+				r->active = false;
+				return 0;
+			}
+			continue;
+		}
+		if (!r->obj) {
+			u32 i = r->key;
+
+			if (i >= r->rec.u.get.nkeys) {
+				gb_rdma_prep_end(conn);
+				continue;
+			}
+			conn->st.keys++;
+			r->obj = gb_store_get((const char *)r->buf +
+					      r->rec.u.get.off[i],
+					      r->rec.u.get.klen[i]);
+			if (!r->obj) {
+				conn->st.misses++;
+				r->misses++;
+				r->key++;
+				continue;
+			}
+			conn->st.hits++;
+			r->hits++;
+			r->off = 0;
+			gb_rdma_prep_value(conn);
+			if (r->obj->len == 0) {
+				/* nothing to stream: drop it after VALUE */
+				gb_obj_put(r->obj);
+				r->obj = NULL;
+				r->key++;
+			}
+			continue;
+		}
+		w = gb_rdma_find_window(conn);
+		if (w < 0) {
+			if (!r->waiting)
+				conn->st.window_waits++;
+			r->waiting = true;
+			return -EAGAIN;
+		}
+		r->waiting = false;
+		if (!gb_rdma_can_send(conn, conn->wpw + 1))
+			return -EAGAIN;
+		serr = 0;
+		ret = gb_rdma_post_chunk(conn, w, &serr);
+		if (ret)
+			return ret == -EAGAIN ? -EIO : ret;
+		if (serr) {
+			/* store failed mid-value: skip it, tell the client */
+			gb_rdma_count(conn, GB_RDMA_E_STORE);
+			pr_warn_ratelimited("conn %llu: reading value failed: %d\n",
+					    conn->id, serr);
+			gb_obj_put(r->obj);
+			r->obj = NULL;
+			r->key++;
+			gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+					   "error reading value");
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* SET, DELETE, TOUCH */
+
+static int gb_rdma_bounce(struct gb_rdma_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u32 len;
+
+	if (conn->bounce)
+		return 0;
+	for (len = GB_RDMA_BOUNCE_MAX; len >= PAGE_SIZE; len /= 4) {
+		conn->bounce = kmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+		if (conn->bounce)
+			break;
+	}
+	if (!conn->bounce)
+		return -ENOMEM;
+	conn->bounce_dma = ib_dma_map_single(ibdev, conn->bounce, len,
+					     DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, conn->bounce_dma)) {
+		kfree(conn->bounce);
+		conn->bounce = NULL;
+		return -ENOMEM;
+	}
+	conn->bounce_len = len;
+	return 0;
+}
+
+static int gb_rdma_post_read(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	struct ib_rdma_wr rd = {};
+	struct ib_sge sge;
+	int ret;
+
+	r->slen = min_t(u64, r->rec.u.set.bytes - r->soff, conn->bounce_len);
+	sge.addr = conn->bounce_dma;
+	sge.length = r->slen;
+	sge.lkey = conn->dev->pd->local_dma_lkey;
+	rd.wr.wr_cqe = &conn->read_cqe;
+	rd.wr.opcode = IB_WR_RDMA_READ;
+	rd.wr.send_flags = IB_SEND_SIGNALED;
+	rd.wr.sg_list = &sge;
+	rd.wr.num_sge = 1;
+	rd.remote_addr = r->rec.u.set.addr + r->soff;
+	rd.rkey = conn->geom.rkey;
+	ib_dma_sync_single_for_device(conn->dev->ibdev, conn->bounce_dma,
+				      r->slen, DMA_FROM_DEVICE);
+	ret = ib_post_send(conn->qp, &rd.wr, NULL);
+	if (ret)
+		return ret;
+	conn->sq_avail--;
+	r->read_posted = true;
+	return 0;
+}
+
+static const u8 gb_rdma_mode_map[] = {
+	[GB_RDMA_SET_SET] = GB_MODE_SET,
+	[GB_RDMA_SET_ADD] = GB_MODE_ADD,
+	[GB_RDMA_SET_REPLACE] = GB_MODE_REPLACE,
+	[GB_RDMA_SET_CAS] = GB_MODE_CAS,
+	[GB_RDMA_SET_APPEND] = GB_MODE_APPEND,
+	[GB_RDMA_SET_PREPEND] = GB_MODE_PREPEND,
+};
+
+static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
+{
+	switch (res) {
+	case GB_STORED:
+		gb_rdma_prep_status(conn, GB_RDMA_ST_STORED);
+		break;
+	case GB_NOT_STORED:
+		gb_rdma_prep_status(conn, GB_RDMA_ST_NOT_STORED);
+		break;
+	case GB_EXISTS:
+		gb_rdma_prep_status(conn, GB_RDMA_ST_EXISTS);
+		break;
+	case GB_NOT_FOUND:
+		gb_rdma_prep_status(conn, GB_RDMA_ST_NOT_FOUND);
+		break;
+	case -E2BIG:
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "object too large for cache");
+		break;
+	case -EINVAL:
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT,
+				   "bad data chunk");
+		break;
+	default:
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "out of memory storing object");
+		break;
+	}
+}
+
+static int gb_rdma_set_start(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	const struct gb_rdma_geom *g = &conn->geom;
+	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
+	struct gb_obj *obj;
+
+	conn->st.sets++;
+	if (bytes && (addr < g->window_base ||
+		      addr - g->window_base > g->region_len ||
+		      bytes > g->region_len - (addr - g->window_base))) {
+		gb_rdma_fail(conn, GB_RDMA_E_RANGE, "SET source");
+		return -EINVAL;
+	}
+	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
+			   r->rec.u.set.flags,
+			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+	if (IS_ERR_OR_NULL(obj)) {
+		gb_rdma_prep_store_result(conn, obj ? PTR_ERR(obj) : -ENOMEM);
+		r->done_after_reply = true;
+		return 0;
+	}
+	r->sobj = obj;
+	r->soff = 0;
+	if (bytes && gb_rdma_bounce(conn)) {
+		gb_obj_put(obj);
+		r->sobj = NULL;
+		gb_rdma_prep_store_result(conn, -ENOMEM);
+		r->done_after_reply = true;
+	}
+	return 0;
+}
+
+static int gb_rdma_set_step(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	int ret;
+
+	while (r->sobj) {
+		if (r->read_posted)
+			return -EAGAIN;
+		if (r->read_complete) {
+			r->read_complete = false;
+			ib_dma_sync_single_for_cpu(conn->dev->ibdev,
+						   conn->bounce_dma, r->slen,
+						   DMA_FROM_DEVICE);
+			ret = gb_obj_write(r->sobj, r->soff, conn->bounce,
+					   r->slen);
+			if (ret) {
+				gb_obj_put(r->sobj);
+				r->sobj = NULL;
+				gb_rdma_prep_store_result(conn, ret);
+				break;
+			}
+			r->soff += r->slen;
+			conn->st.bytes_read += r->slen;
+		}
+		if (r->soff < r->rec.u.set.bytes) {
+			if (conn->sq_avail < 1)
+				return -EAGAIN;
+			return gb_rdma_post_read(conn) ?: -EAGAIN;
+		}
+		ret = gb_store_commit(r->sobj,
+				      gb_rdma_mode_map[r->rec.u.set.mode],
+				      r->rec.u.set.cas);
+		r->sobj = NULL;
+		gb_rdma_prep_store_result(conn, ret);
+	}
+	r->done_after_reply = true;
+	return 0;
+}
+
+static void gb_rdma_keyop(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	int res;
+
+	if (r->rec.type == GB_RDMA_DELETE) {
+		res = gb_store_delete(r->rec.u.keyop.key, r->rec.u.keyop.klen,
+				      r->rec.u.keyop.cas);
+		if (res == GB_STORED)
+			res = GB_RDMA_ST_DELETED;
+		else if (res == GB_NOT_FOUND)
+			res = GB_RDMA_ST_NOT_FOUND;
+		else if (res == GB_EXISTS)
+			res = GB_RDMA_ST_EXISTS;
+		else
+			res = -1;
+	} else {
+		res = gb_store_touch(r->rec.u.keyop.key, r->rec.u.keyop.klen,
+				     gb_exptime_abs(r->rec.u.keyop.exptime));
+		if (res == GB_STORED)
+			res = GB_RDMA_ST_TOUCHED;
+		else if (res == GB_NOT_FOUND)
+			res = GB_RDMA_ST_NOT_FOUND;
+		else
+			res = -1;
+	}
+	if (res < 0)
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER, "store error");
+	else
+		gb_rdma_prep_status(conn, res);
+}
+
+/* ---------------------------------------------------------------------- */
+/* request dispatch (conn->work) */
+
+static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	const char *msg;
+	int ret;
+
+	memset(r, 0, offsetof(struct gb_rdma_req, buf));
+	memcpy(r->buf, conn->rxbuf + rx->idx * GB_RDMA_RECORD_SIZE,
+	       GB_RDMA_RECORD_SIZE);
+	ret = gb_rdma_post_recv(conn, rx);
+	if (ret)
+		return ret;
+	conn->owed++;
+
+	r->active = true;
+	r->done_after_reply = true;
+	conn->st.requests++;
+	conn->last_req = jiffies;
+	ret = gb_rdma_rec_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
+	if (ret == GB_RDMA_PARSE_OK && r->rec.type >= 0x80)
+		ret = GB_RDMA_PARSE_UNKNOWN;
+	switch (ret) {
+	case GB_RDMA_PARSE_OK:
+		break;
+	case GB_RDMA_PARSE_UNKNOWN:
+		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+		return 0;
+	case GB_RDMA_PARSE_CLIENT:
+		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, msg);
+		return 0;
+	default:
+		gb_rdma_fail(conn, GB_RDMA_E_BAD_RECORD, msg);
+		return -EPROTO;
+	}
+
+	switch (r->rec.type) {
+	case GB_RDMA_NOOP:
+		gb_rdma_hdr_init(r->reply, GB_RDMA_R_NOOP, r->rec.tag, 0, 0);
+		r->reply_pending = true;
+		return 0;
+	case GB_RDMA_VERSION_REQ: {
+		struct gb_rdma_version *v;
+
+		gb_rdma_hdr_init(r->reply, GB_RDMA_R_VERSION, r->rec.tag, 0,
+				 sizeof(*v));
+		v = (void *)(r->reply + sizeof(struct gb_rdma_hdr));
+		v->version = cpu_to_le32(GB_RDMA_VERSION);
+		strscpy(v->server, GB_VERSION, sizeof(v->server));
+		r->reply_pending = true;
+		return 0;
+	}
+	case GB_RDMA_GET:
+		conn->st.gets++;
+		r->done_after_reply = false;
+		return 0;
+	case GB_RDMA_SET:
+		r->done_after_reply = false;
+		return gb_rdma_set_start(conn);
+	case GB_RDMA_DELETE:
+	case GB_RDMA_TOUCH:
+		gb_rdma_keyop(conn);
+		return 0;
+	default:
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+		return 0;
+	}
+}
+
+static int gb_rdma_step(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	int ret;
+
+	if (r->rec.type == GB_RDMA_GET && !r->done_after_reply)
+		return gb_rdma_get_step(conn);
+	if (r->rec.type == GB_RDMA_SET && !r->done_after_reply) {
+		ret = gb_rdma_set_step(conn);
+		if (ret)
+			return ret;
+	}
+	if (r->reply_pending) {
+		if (!gb_rdma_can_send(conn, 1))
+			return -EAGAIN;
+		ret = gb_rdma_send_reply(conn);
+		if (ret)
+			return ret;
+		r->reply_pending = false;
+	}
+	r->active = false;
+	return 0;
+}
+
+/* FLOW from the client: credits and window returns. */
+static int gb_rdma_flow(struct gb_rdma_conn *conn, const struct gb_rdma_rec *rec)
+{
+	u64 mask = rec->u.flow.windows;
+	u32 i;
+
+	if (conn->nwin < 64 && (mask >> conn->nwin)) {
+		gb_rdma_fail(conn, GB_RDMA_E_WINDOW, "window index");
+		return -EPROTO;
+	}
+	for (i = 0; mask; i++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (!conn->win[i].client) {
+			gb_rdma_fail(conn, GB_RDMA_E_WINDOW, "not held");
+			return -EPROTO;
+		}
+		conn->win[i].client = false;
+		conn->win_client--;
+	}
+	return 0;
+}
+
+/* Credit accounting of every arriving record, in arrival order. */
+static int gb_rdma_rx_one(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
+{
+	const void *buf = conn->rxbuf + rx->idx * GB_RDMA_RECORD_SIZE;
+	const struct gb_rdma_hdr *h = buf;
+	u32 credits = le16_to_cpu(h->credits);
+	bool flow = h->type == GB_RDMA_FLOW;
+	struct gb_rdma_rec rec;
+	const char *msg;
+	int ret;
+
+	if (rx->len != GB_RDMA_RECORD_SIZE) {
+		gb_rdma_fail(conn, GB_RDMA_E_BAD_RECORD, "record size");
+		return -EPROTO;
+	}
+	if (conn->client_avail == 0 ||
+	    (conn->client_avail == 1 && (!flow || credits == 0))) {
+		gb_rdma_fail(conn, GB_RDMA_E_CREDIT, "no credit");
+		return -EPROTO;
+	}
+	if (credits > conn->geom.credits - conn->peer_credits) {
+		gb_rdma_fail(conn, GB_RDMA_E_CREDIT, "grant too large");
+		return -EPROTO;
+	}
+	conn->client_avail--;
+	conn->peer_credits += credits;
+	conn->st.records_in++;
+	if (!flow) {
+		list_add_tail(&rx->node, &conn->pending);
+		return 0;
+	}
+	ret = gb_rdma_rec_parse(buf, rx->len, &rec, &msg);
+	if (ret != GB_RDMA_PARSE_OK) {
+		gb_rdma_fail(conn, GB_RDMA_E_BAD_RECORD, "FLOW");
+		return -EPROTO;
+	}
+	ret = gb_rdma_flow(conn, &rec);
+	if (ret)
+		return ret;
+	ret = gb_rdma_post_recv(conn, rx);
+	if (ret)
+		return ret;
+	conn->owed++;
+	return 0;
+}
+
+static void gb_rdma_send_flow(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_tx *tx;
+
+	if (conn->owed < max(1U, conn->grant / 2) ||
+	    list_empty(&conn->tx_free) || conn->peer_credits < 1 ||
+	    conn->sq_avail < 1)
+		return;
+	tx = gb_rdma_tx_get(conn);
+	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_FLOW, 0, 0,
+			 sizeof(struct gb_rdma_flow));
+	if (gb_rdma_post_tx(conn, tx, NULL))
+		gb_rdma_conn_close(conn);
+}
+
+static void gb_rdma_work(struct work_struct *work)
+{
+	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
+						 work);
+	struct gb_rdma_rx *rx, *tmp;
+	LIST_HEAD(arrived);
+	int ret = 0;
+
+	if (test_bit(GB_CONN_CLOSING, &conn->flags))
+		return;
+	gb_rdma_reap(conn);
+
+	spin_lock(&conn->lock);
+	list_splice_init(&conn->rxq, &arrived);
+	spin_unlock(&conn->lock);
+	list_for_each_entry_safe(rx, tmp, &arrived, node) {
+		list_del(&rx->node);
+		ret = gb_rdma_rx_one(conn, rx);
+		if (ret) {
+			gb_rdma_conn_close(conn);
+			return;
+		}
+	}
+
+	while (!test_bit(GB_CONN_CLOSING, &conn->flags)) {
+		if (conn->cur.active) {
+			ret = gb_rdma_step(conn);
+			if (ret)
+				break;
+			continue;
+		}
+		if (list_empty(&conn->pending))
+			break;
+		rx = list_first_entry(&conn->pending, struct gb_rdma_rx, node);
+		list_del(&rx->node);
+		ret = gb_rdma_start(conn, rx);
+		if (ret)
+			break;
+	}
+	if (ret && ret != -EAGAIN) {
+		gb_rdma_conn_close(conn);
+		return;
+	}
+	gb_rdma_send_flow(conn);
+}
+
+/* ---------------------------------------------------------------------- */
+/* connection setup and teardown */
+
+static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
+{
+	if (!test_and_set_bit(GB_CONN_CLOSING, &conn->flags))
+		queue_work(gb_rdma_wq, &conn->release);
+}
+
+static void gb_rdma_stats_add(struct gb_rdma_stats *d,
+			      const struct gb_rdma_stats *s, const u64 *errors)
+{
+	int i;
+
+	d->requests += s->requests;
+	d->gets += s->gets;
+	d->keys += s->keys;
+	d->hits += s->hits;
+	d->misses += s->misses;
+	d->sets += s->sets;
+	d->bytes_written += s->bytes_written;
+	d->bytes_read += s->bytes_read;
+	d->chunks += s->chunks;
+	d->window_waits += s->window_waits;
+	d->records_in += s->records_in;
+	d->records_out += s->records_out;
+	for (i = 0; i < GB_RDMA_E_NR; i++)
+		d->errors[i] += errors[i];
+}
+
+/* Free what gb_rdma_conn_alloc() and setup allocated (no QP/CQ/cm_id). */
+static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev ? conn->dev->ibdev : NULL;
+	u32 i;
+
+	if (conn->win) {
+		for (i = 0; i < conn->nwin; i++) {
+			kvfree(conn->win[i].sge);
+			kvfree(conn->win[i].pages);
+			kvfree(conn->win[i].wr);
+		}
+		kfree(conn->win);
+	}
+	if (conn->rxdma && ibdev)
+		ib_dma_unmap_single(ibdev, conn->rxdma,
+				    conn->nrx * GB_RDMA_RECORD_SIZE,
+				    DMA_FROM_DEVICE);
+	if (conn->txdma && ibdev)
+		ib_dma_unmap_single(ibdev, conn->txdma,
+				    conn->ntx * GB_RDMA_RECORD_SIZE,
+				    DMA_TO_DEVICE);
+	if (conn->bounce) {
+		ib_dma_unmap_single(ibdev, conn->bounce_dma, conn->bounce_len,
+				    DMA_FROM_DEVICE);
+		kfree(conn->bounce);
+	}
+	kfree(conn->rxbuf);
+	kfree(conn->txbuf);
+	kfree(conn->rx);
+	kfree(conn->tx);
+	kfree(conn);
+}
+
+static void gb_rdma_conn_release(struct work_struct *work)
+{
+	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
+						 release);
+	struct gb_rdma_tx *tx, *ttmp;
+	u32 i;
+
+	/*
+	 * CLOSING is set: conn->work no longer posts once this returns, and
+	 * instances queued later return at once.
+	 */
+	cancel_work_sync(&conn->work);
+	rdma_disconnect(conn->cm_id);
+	ib_drain_qp(conn->qp);
+
+	/* Every WR has completed: release what they referenced. */
+	spin_lock(&conn->lock);
+	list_splice_init(&conn->tx_done, &conn->tx_dead);
+	spin_unlock(&conn->lock);
+	list_for_each_entry_safe(tx, ttmp, &conn->tx_dead, node) {
+		list_del(&tx->node);
+		gb_rdma_tx_release(conn, tx);
+	}
+	for (i = 0; i < conn->nwin; i++)
+		if (conn->win[i].busy)
+			gb_rdma_win_release(conn, &conn->win[i]);
+	if (conn->cur.obj)
+		gb_obj_put(conn->cur.obj);
+	if (conn->cur.sobj)
+		gb_obj_put(conn->cur.sobj);
+	conn->cur.obj = NULL;
+	conn->cur.sobj = NULL;
+
+	memcpy(&conn->cm_id_peer, &conn->cm_id->route.addr.dst_addr,
+	       sizeof(conn->cm_id_peer));
+	rdma_destroy_qp(conn->cm_id);
+	ib_free_cq(conn->cq);
+	rdma_destroy_id(conn->cm_id);
+	/* No completion or cm handler can kick conn->work any more. */
+	cancel_work_sync(&conn->work);
+
+	mutex_lock(&gb_rdma_lock);
+	list_del(&conn->node);
+	conn->lis->nconns--;
+	conn->dev->nconns--;
+	gb_rdma_nconns--;
+	gb_rdma_stats_add(&gb_rdma_closed, &conn->st, conn->errors);
+	mutex_unlock(&gb_rdma_lock);
+	wake_up_all(&gb_rdma_waitq);
+	gb_nl_event_conn(GB_LISTENER_RDMA, conn->lis->id, conn->id,
+			 &conn->cm_id_peer, false);
+	pr_debug("conn %llu closed\n", conn->id);
+	gb_rdma_conn_free_mem(conn);
+}
+
+/* Find or create the device state; gb_rdma_lock held. */
+static struct gb_rdma_dev *gb_rdma_dev_get(struct ib_device *ibdev)
+{
+	struct gb_rdma_dev *dev;
+
+	list_for_each_entry(dev, &gb_rdma_devs, node)
+		if (dev->ibdev == ibdev)
+			return dev->dead ? ERR_PTR(-ENODEV) : dev;
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		int err = PTR_ERR(dev->pd);
+
+		kfree(dev);
+		return ERR_PTR(err);
+	}
+	dev->ibdev = ibdev;
+	list_add_tail(&dev->node, &gb_rdma_devs);
+	pr_info("using device %s\n", dev_name(&ibdev->dev));
+	gb_nl_event_device(dev_name(&ibdev->dev), true);
+	return dev;
+}
+
+static void gb_rdma_reject(struct rdma_cm_id *id, u32 reason, u32 detail)
+{
+	struct gb_rdma_reject rej = {
+		.magic = cpu_to_le32(GB_RDMA_MAGIC),
+		.reason = cpu_to_le16(reason),
+		.version_min = GB_RDMA_VERSION,
+		.version_max = GB_RDMA_VERSION,
+		.detail = cpu_to_le32(detail),
+	};
+
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/* Allocate buffers, window slots; size the queues from device limits. */
+static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	const struct ib_device_attr *a = &ibdev->attrs;
+	u32 i, sq, rq;
+
+	conn->max_sge = clamp_t(int, a->max_send_sge, 1, GB_RDMA_SGE_MAX);
+	conn->chunk_max = min(conn->geom.window_size, conn->lis->cfg.window);
+	conn->spw = DIV_ROUND_UP(conn->chunk_max, PAGE_SIZE) + 1;
+	conn->wpw = DIV_ROUND_UP(conn->spw, conn->max_sge);
+	conn->grant = min_t(u32, conn->lis->cfg.credits, GB_RDMA_GRANT_MAX);
+	conn->nrx = conn->grant + GB_RDMA_RX_SLACK;
+	conn->ntx = min_t(u32, conn->geom.credits, GB_RDMA_TX_MAX);
+	conn->nwin = min_t(u32, windows, conn->geom.window_count);
+
+	/* SQ: every send record, every window's WRITEs, one READ, drain. */
+	sq = conn->ntx + conn->nwin * conn->wpw + 2;
+	if (sq > a->max_qp_wr) {
+		sq = a->max_qp_wr;
+		if (conn->ntx + conn->wpw + 2 > sq)
+			return -EINVAL;
+		conn->nwin = max_t(u32, 1, (sq - conn->ntx - 2) / conn->wpw);
+	}
+	rq = conn->nrx + 1;
+	if (rq > a->max_qp_wr)
+		return -EINVAL;
+	conn->sq_avail = sq - 1;
+
+	conn->rxbuf = kzalloc(conn->nrx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
+	conn->txbuf = kzalloc(conn->ntx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
+	conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
+	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
+	conn->win = kcalloc(conn->nwin, sizeof(*conn->win), GFP_KERNEL);
+	if (!conn->rxbuf || !conn->txbuf || !conn->rx || !conn->tx ||
+	    !conn->win)
+		return -ENOMEM;
+	for (i = 0; i < conn->nwin; i++) {
+		struct gb_rdma_win *w = &conn->win[i];
+
+		w->sge = kvcalloc(conn->spw, sizeof(*w->sge), GFP_KERNEL);
+		w->pages = kvcalloc(conn->spw, sizeof(*w->pages), GFP_KERNEL);
+		w->wr = kvcalloc(conn->wpw, sizeof(*w->wr), GFP_KERNEL);
+		if (!w->sge || !w->pages || !w->wr)
+			return -ENOMEM;
+	}
+	conn->rxdma = ib_dma_map_single(ibdev, conn->rxbuf,
+					conn->nrx * GB_RDMA_RECORD_SIZE,
+					DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, conn->rxdma)) {
+		conn->rxdma = 0;
+		return -ENOMEM;
+	}
+	conn->txdma = ib_dma_map_single(ibdev, conn->txbuf,
+					conn->ntx * GB_RDMA_RECORD_SIZE,
+					DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, conn->txdma)) {
+		conn->txdma = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < conn->nrx; i++) {
+		struct gb_rdma_rx *rx = &conn->rx[i];
+
+		rx->conn = conn;
+		rx->idx = i;
+		rx->cqe.done = gb_rdma_recv_done;
+		rx->sge.addr = conn->rxdma + i * GB_RDMA_RECORD_SIZE;
+		rx->sge.length = GB_RDMA_RECORD_SIZE;
+		rx->sge.lkey = conn->dev->pd->local_dma_lkey;
+		rx->wr.wr_cqe = &rx->cqe;
+		rx->wr.sg_list = &rx->sge;
+		rx->wr.num_sge = 1;
+	}
+	for (i = 0; i < conn->ntx; i++) {
+		struct gb_rdma_tx *tx = &conn->tx[i];
+
+		tx->conn = conn;
+		tx->idx = i;
+		tx->win = -1;
+		tx->cqe.done = gb_rdma_send_done;
+		tx->sge.addr = conn->txdma + i * GB_RDMA_RECORD_SIZE;
+		tx->sge.length = GB_RDMA_RECORD_SIZE;
+		tx->sge.lkey = conn->dev->pd->local_dma_lkey;
+		tx->wr.wr_cqe = &tx->cqe;
+		tx->wr.opcode = IB_WR_SEND;
+		tx->wr.send_flags = IB_SEND_SIGNALED;
+		tx->wr.sg_list = &tx->sge;
+		tx->wr.num_sge = 1;
+		list_add_tail(&tx->node, &conn->tx_free);
+	}
+	return 0;
+}
+
+/* Create CQ and QP, read back the caps, post the receive ring. */
+static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	struct ib_qp_init_attr qa = {}, got = {};
+	struct ib_qp_attr attr;
+	u32 sq = conn->sq_avail + 1, rq = conn->nrx + 1, ncqe, i;
+	int ret;
+
+	ncqe = min_t(u32, sq + rq + 2, ibdev->attrs.max_cqe);
+	conn->cq = ib_alloc_cq(ibdev, conn, ncqe,
+			       conn->id % ibdev->num_comp_vectors,
+			       IB_POLL_WORKQUEUE);
+	if (IS_ERR(conn->cq)) {
+		ret = PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		return ret;
+	}
+	qa.event_handler = gb_rdma_qp_event;
+	qa.qp_context = conn;
+	qa.send_cq = conn->cq;
+	qa.recv_cq = conn->cq;
+	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qa.qp_type = IB_QPT_RC;
+	qa.cap.max_send_wr = sq;
+	qa.cap.max_recv_wr = rq;
+	qa.cap.max_send_sge = conn->max_sge;
+	qa.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(conn->cm_id, conn->dev->pd, &qa);
+	if (ret)
+		goto free_cq;
+	conn->qp = conn->cm_id->qp;
+
+	ret = ib_query_qp(conn->qp, &attr, IB_QP_CAP, &got);
+	if (ret)
+		goto destroy_qp;
+	if (attr.cap.max_send_wr < sq || attr.cap.max_recv_wr < rq ||
+	    attr.cap.max_send_sge < 1) {
+		ret = -EINVAL;
+		goto destroy_qp;
+	}
+	if (attr.cap.max_send_sge < conn->max_sge) {
+		conn->max_sge = attr.cap.max_send_sge;
+		conn->wpw = DIV_ROUND_UP(conn->spw, conn->max_sge);
+		for (i = 0; i < conn->nwin; i++) {
+			kvfree(conn->win[i].wr);
+			conn->win[i].wr = kvcalloc(conn->wpw,
+						   sizeof(*conn->win[i].wr),
+						   GFP_KERNEL);
+			if (!conn->win[i].wr) {
+				ret = -ENOMEM;
+				goto destroy_qp;
+			}
+		}
+		if (conn->wpw + 1 > conn->sq_avail) {
+			ret = -EINVAL;
+			goto destroy_qp;
+		}
+	}
+
+	for (i = 0; i < conn->nrx; i++) {
+		ret = gb_rdma_post_recv(conn, &conn->rx[i]);
+		if (ret)
+			goto destroy_qp;
+	}
+	return 0;
+
+destroy_qp:
+	rdma_destroy_qp(conn->cm_id);
+	conn->qp = NULL;
+free_cq:
+	ib_free_cq(conn->cq);
+	conn->cq = NULL;
+	return ret;
+}
+
+static void gb_rdma_unaccount(struct gb_rdma_conn *conn)
+{
+	mutex_lock(&gb_rdma_lock);
+	conn->lis->nconns--;
+	conn->lis->refused++;
+	conn->dev->nconns--;
+	gb_rdma_nconns--;
+	gb_rdma_rejects++;
+	mutex_unlock(&gb_rdma_lock);
+	wake_up_all(&gb_rdma_waitq);
+}
+
+/**
+ * gb_rdma_connect_request() - handle RDMA_CM_EVENT_CONNECT_REQUEST
+ * @id:  the new connection's cm_id (context: the listener)
+ * @ev:  the event, with the client's private data
+ *
+ * Return: 0 if the connection was accepted (or its teardown queued), 1 to
+ * have rdma_cm destroy @id after a reject.
+ */
+static int gb_rdma_connect_request(struct rdma_cm_id *id,
+				   struct rdma_cm_event *ev)
+{
+	struct gb_rdma_listener *lis = id->context;
+	struct gb_rdma_accept acc = {};
+	struct rdma_conn_param cp = {};
+	struct gb_rdma_geom geom;
+	struct gb_rdma_conn *conn;
+	struct gb_rdma_dev *dev;
+	u32 reason, detail = 0;
+	int ret;
+
+	reason = gb_rdma_connect_parse(ev->param.conn.private_data,
+				       ev->param.conn.private_data_len, &geom);
+	if (reason)
+		goto reject_count;
+
+	mutex_lock(&gb_rdma_lock);
+	if (lis->dying) {
+		reason = GB_RDMA_REJ_SHUTDOWN;
+	} else if (lis->nconns >= lis->cfg.max_conns) {
+		reason = GB_RDMA_REJ_BUSY;
+		detail = lis->cfg.max_conns;
+	} else {
+		dev = gb_rdma_dev_get(id->device);
+		if (IS_ERR(dev)) {
+			reason = PTR_ERR(dev) == -ENODEV ? GB_RDMA_REJ_SHUTDOWN
+							 : GB_RDMA_REJ_NOMEM;
+		} else {
+			lis->nconns++;
+			dev->nconns++;
+			gb_rdma_nconns++;
+		}
+	}
+	mutex_unlock(&gb_rdma_lock);
+	if (reason)
+		goto reject_count;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn) {
+		mutex_lock(&gb_rdma_lock);
+		lis->nconns--;
+		dev->nconns--;
+		gb_rdma_nconns--;
+		mutex_unlock(&gb_rdma_lock);
+		wake_up_all(&gb_rdma_waitq);
+		reason = GB_RDMA_REJ_NOMEM;
+		goto reject_count;
+	}
+	conn->kind = GB_KIND_CONN;
+	conn->lis = lis;
+	conn->dev = dev;
+	conn->cm_id = id;
+	conn->geom = geom;
+	spin_lock_init(&conn->lock);
+	INIT_LIST_HEAD(&conn->rxq);
+	INIT_LIST_HEAD(&conn->tx_done);
+	INIT_LIST_HEAD(&conn->pending);
+	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->tx_dead);
+	INIT_WORK(&conn->work, gb_rdma_work);
+	INIT_WORK(&conn->release, gb_rdma_conn_release);
+	conn->write_cqe.done = gb_rdma_write_done;
+	conn->read_cqe.done = gb_rdma_read_done;
+
+	ret = gb_rdma_conn_alloc(conn, lis->cfg.windows);
+	if (ret) {
+		reason = ret == -ENOMEM ? GB_RDMA_REJ_NOMEM : GB_RDMA_REJ_DEVICE;
+		goto reject_free;
+	}
+	ret = gb_rdma_conn_qp(conn);
+	if (ret) {
+		reason = ret == -ENOMEM ? GB_RDMA_REJ_NOMEM : GB_RDMA_REJ_DEVICE;
+		goto reject_free;
+	}
+	conn->client_avail = conn->grant;
+	conn->peer_credits = conn->geom.credits;
+
+	mutex_lock(&gb_rdma_lock);
+	if (lis->dying || dev->dead) {
+		mutex_unlock(&gb_rdma_lock);
+		rdma_destroy_qp(id);
+		ib_free_cq(conn->cq);
+		reason = GB_RDMA_REJ_SHUTDOWN;
+		goto reject_free;
+	}
+	conn->id = ++gb_rdma_next_conn_id;
+	lis->conns_total++;
+	list_add_tail(&conn->node, &gb_rdma_conns);
+	mutex_unlock(&gb_rdma_lock);
+	id->context = conn;
+
+	acc.magic = cpu_to_le32(GB_RDMA_MAGIC);
+	acc.version = cpu_to_le16(GB_RDMA_VERSION);
+	acc.credits = cpu_to_le16(conn->grant);
+	acc.windows = cpu_to_le16(conn->nwin);
+	acc.window_size = cpu_to_le32(conn->geom.window_size);
+	acc.max_keys = cpu_to_le16(GB_RDMA_GET_MAX_KEYS);
+	acc.record_size = cpu_to_le16(GB_RDMA_RECORD_SIZE);
+	acc.max_value = cpu_to_le64(GB_VALUE_MAX);
+	acc.conn_id = cpu_to_le64(conn->id);
+	cp.private_data = &acc;
+	cp.private_data_len = sizeof(acc);
+	cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
+				       id->device->attrs.max_qp_rd_atom);
+	cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
+				   id->device->attrs.max_qp_init_rd_atom);
+	cp.rnr_retry_count = 7;
+	conn->last_req = jiffies;
+	ret = rdma_accept(id, &cp);
+	if (ret) {
+		pr_warn_ratelimited("accept failed: %d\n", ret);
+		gb_rdma_conn_close(conn);
+		return 0;
+	}
+	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
+			 &id->route.addr.dst_addr, true);
+	return 0;
+
+reject_free:
+	gb_rdma_unaccount(conn);
+	gb_rdma_conn_free_mem(conn);
+	gb_rdma_reject(id, reason, detail);
+	return 1;
+
+reject_count:
+	mutex_lock(&gb_rdma_lock);
+	lis->refused++;
+	gb_rdma_rejects++;
+	mutex_unlock(&gb_rdma_lock);
+	pr_info_ratelimited("rejected connection: %s\n",
+			    gb_rdma_reject_str(reason));
+	gb_rdma_reject(id, reason, detail);
+	return 1;
+}
+
+static void gb_rdma_listen_rebind(struct gb_rdma_listener *lis);
+
+/* Listener lost its device: forget the id (rdma_cm destroys it) and retry. */
+static int gb_rdma_listener_event(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	struct gb_rdma_listener *lis = id->context;
+	int ret = 0;
+
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL &&
+	    ev->event != RDMA_CM_EVENT_ADDR_CHANGE)
+		return 0;
+	mutex_lock(&gb_rdma_lock);
+	if (lis->cm_id == id && ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		lis->cm_id = NULL;
+		ret = 1;
+		if (!lis->dying)
+			gb_rdma_listen_rebind(lis);
+	}
+	mutex_unlock(&gb_rdma_lock);
+	return ret;
+}
+
+static int gb_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	enum gb_rdma_kind *kind = id->context;
+	struct gb_rdma_conn *conn;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return gb_rdma_connect_request(id, ev);
+	if (*kind == GB_KIND_LISTENER)
+		return gb_rdma_listener_event(id, ev);
+
+	conn = id->context;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		pr_debug("conn %llu established\n", conn->id);
+		gb_rdma_kick(conn);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		gb_rdma_conn_close(conn);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* listeners */
+
+static struct rdma_cm_id *gb_rdma_listen(struct gb_rdma_listener *lis)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, gb_rdma_cm_handler, lis, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	if (lis->cfg.addr.ss_family == AF_INET6) {
+		ret = rdma_set_afonly(id, 1);
+		if (ret)
+			goto err;
+	}
+	ret = rdma_bind_addr(id, (struct sockaddr *)&lis->cfg.addr);
+	if (ret)
+		goto err;
+	ret = rdma_listen(id, GB_RDMA_BACKLOG);
+	if (ret)
+		goto err;
+	return id;
+err:
+	rdma_destroy_id(id);
+	return ERR_PTR(ret);
+}
+
+static void gb_rdma_listen_rebind(struct gb_rdma_listener *lis)
+{
+	queue_delayed_work(gb_rdma_wq, &lis->rebind,
+			   msecs_to_jiffies(GB_RDMA_REBIND_MS));
+}
+
+static void gb_rdma_rebind_work(struct work_struct *work)
+{
+	struct gb_rdma_listener *lis = container_of(to_delayed_work(work),
+						    struct gb_rdma_listener,
+						    rebind);
+	struct rdma_cm_id *id = gb_rdma_listen(lis);
+
+	mutex_lock(&gb_rdma_lock);
+	if (lis->dying || lis->cm_id) {
+		mutex_unlock(&gb_rdma_lock);
+		if (!IS_ERR(id))
+			rdma_destroy_id(id);
+		return;
+	}
+	if (IS_ERR(id)) {
+		gb_rdma_listen_rebind(lis);
+	} else {
+		lis->cm_id = id;
+		pr_info("listener %u: listening on %pISpc\n", lis->id,
+			&lis->cfg.addr);
+	}
+	mutex_unlock(&gb_rdma_lock);
+}
+
+static bool gb_rdma_same_addr(const struct sockaddr_storage *a,
+			      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
+	}
+	return false;
+}
+
+static int gb_rdma_check_cfg(struct gb_listener_config *c,
+			     struct netlink_ext_ack *extack)
+{
+	if (c->addr.ss_family != AF_INET && c->addr.ss_family != AF_INET6) {
+		NL_SET_ERR_MSG(extack, "RDMA listener needs an IPv4 or IPv6 address");
+		return -EAFNOSUPPORT;
+	}
+	if (!c->window)
+		c->window = GB_RDMA_DEF_WINDOW;
+	if (!c->windows)
+		c->windows = GB_RDMA_DEF_WINDOWS;
+	if (!c->credits)
+		c->credits = GB_RDMA_DEF_CREDITS;
+	if (!c->max_conns)
+		c->max_conns = GB_RDMA_DEF_MAX_CONNS;
+	if (c->window < GB_RDMA_WINDOW_MIN || c->window > GB_RDMA_WINDOW_MAX ||
+	    c->window % 4096) {
+		NL_SET_ERR_MSG(extack,
+			       "RDMA window must be a multiple of 4 KiB in [4 KiB, 16 MiB]");
+		return -EINVAL;
+	}
+	if (c->windows > GB_RDMA_MAX_WINDOWS) {
+		NL_SET_ERR_MSG(extack, "at most 64 RDMA windows");
+		return -EINVAL;
+	}
+	if (c->credits < GB_RDMA_CREDITS_MIN || c->credits > GB_RDMA_GRANT_MAX) {
+		NL_SET_ERR_MSG(extack, "RDMA credits must be in [4, 128]");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int gb_rdma_lis_add(const struct gb_listener_config *cfg,
+			   struct netlink_ext_ack *extack)
+{
+	struct gb_rdma_listener *lis, *l;
+	struct rdma_cm_id *id;
+	int ret;
+
+	lis = kzalloc(sizeof(*lis), GFP_KERNEL);
+	if (!lis)
+		return -ENOMEM;
+	lis->kind = GB_KIND_LISTENER;
+	lis->cfg = *cfg;
+	lis->cfg.kind = GB_LISTENER_RDMA;
+	INIT_DELAYED_WORK(&lis->rebind, gb_rdma_rebind_work);
+	ret = gb_rdma_check_cfg(&lis->cfg, extack);
+	if (ret)
+		goto free;
+
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(l, &gb_rdma_listeners, node) {
+		if (gb_rdma_same_addr(&l->cfg.addr, &lis->cfg.addr)) {
+			mutex_unlock(&gb_rdma_lock);
+			NL_SET_ERR_MSG(extack, "RDMA listener exists on that address");
+			ret = -EEXIST;
+			goto free;
+		}
+	}
+	lis->id = ++gb_rdma_next_lis_id;
+	list_add_tail(&lis->node, &gb_rdma_listeners);
+	mutex_unlock(&gb_rdma_lock);
+
+	id = gb_rdma_listen(lis);
+	mutex_lock(&gb_rdma_lock);
+	if (IS_ERR(id)) {
+		list_del(&lis->node);
+		mutex_unlock(&gb_rdma_lock);
+		ret = PTR_ERR(id);
+		NL_SET_ERR_MSG(extack,
+			       "cannot bind RDMA listener (no RDMA device on that address?)");
+		goto free;
+	}
+	lis->cm_id = id;
+	mutex_unlock(&gb_rdma_lock);
+	pr_info("listener %u: listening on %pISpc\n", lis->id, &lis->cfg.addr);
+	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, true);
+	return 0;
+free:
+	kfree(lis);
+	return ret;
+}
+
+/* Stop @lis (already unlinked and marked dying) and free it. */
+static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
+{
+	struct rdma_cm_id *id;
+	struct gb_rdma_conn *conn;
+
+	cancel_delayed_work_sync(&lis->rebind);
+	mutex_lock(&gb_rdma_lock);
+	id = lis->cm_id;
+	lis->cm_id = NULL;
+	mutex_unlock(&gb_rdma_lock);
+	if (id)
+		rdma_destroy_id(id);
+
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		if (conn->lis == lis)
+			gb_rdma_conn_close(conn);
+	mutex_unlock(&gb_rdma_lock);
+	wait_event(gb_rdma_waitq, READ_ONCE(lis->nconns) == 0);
+	pr_info("listener %u: stopped\n", lis->id);
+	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
+	kfree(lis);
+}
+
+static int gb_rdma_lis_del(const struct sockaddr_storage *addr,
+			   struct netlink_ext_ack *extack)
+{
+	struct gb_rdma_listener *lis, *found = NULL;
+
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(lis, &gb_rdma_listeners, node) {
+		if (gb_rdma_same_addr(&lis->cfg.addr, addr)) {
+			found = lis;
+			break;
+		}
+	}
+	if (found) {
+		found->dying = true;
+		list_del(&found->node);
+	}
+	mutex_unlock(&gb_rdma_lock);
+	if (!found) {
+		NL_SET_ERR_MSG(extack, "no RDMA listener on that address");
+		return -ENOENT;
+	}
+	gb_rdma_lis_stop(found);
+	return 0;
+}
+
+static int gb_rdma_lis_walk(u32 *cursor,
+			    int (*fn)(const struct gb_listener_info *info,
+				      void *arg),
+			    void *arg)
+{
+	struct gb_listener_info info;
+	struct gb_rdma_listener *lis;
+	int ret = 0;
+
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(lis, &gb_rdma_listeners, node) {
+		if (lis->id <= *cursor)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.cfg = lis->cfg;
+		info.id = lis->id;
+		info.conns = lis->nconns;
+		info.conns_total = lis->conns_total;
+		info.refused = lis->refused;
+		ret = fn(&info, arg);
+		if (ret)
+			break;
+		*cursor = lis->id;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	return ret;
+}
+
+static const struct gb_listener_ops gb_rdma_listener_ops = {
+	.add = gb_rdma_lis_add,
+	.del = gb_rdma_lis_del,
+	.walk = gb_rdma_lis_walk,
+};
+
+/* ---------------------------------------------------------------------- */
+/* statistics for netlink */
+
+int gb_rdma_conn_walk(u64 *cursor,
+		      int (*fn)(const struct gb_rdma_conn_info *info, void *arg),
+		      void *arg)
+{
+	struct gb_rdma_conn_info *info;
+	struct gb_rdma_conn *conn;
+	int ret = 0;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node) {
+		if (conn->id <= *cursor)
+			continue;
+		memset(info, 0, sizeof(*info));
+		info->id = conn->id;
+		info->listener_id = conn->lis->id;
+		memcpy(&info->local, &conn->cm_id->route.addr.src_addr,
+		       sizeof(info->local));
+		memcpy(&info->peer, &conn->cm_id->route.addr.dst_addr,
+		       sizeof(info->peer));
+		strscpy(info->dev, dev_name(&conn->dev->ibdev->dev),
+			sizeof(info->dev));
+		info->qp_num = conn->qp ? conn->qp->qp_num : 0;
+		info->window_size = conn->geom.window_size;
+		info->windows = conn->nwin;
+		info->windows_client = READ_ONCE(conn->win_client);
+		info->credits_granted = READ_ONCE(conn->client_avail);
+		info->credits_peer = READ_ONCE(conn->peer_credits);
+		info->st = conn->st;
+		spin_lock(&conn->lock);
+		memcpy(info->st.errors, conn->errors, sizeof(conn->errors));
+		spin_unlock(&conn->lock);
+		ret = fn(info, arg);
+		if (ret)
+			break;
+		*cursor = conn->id;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	kfree(info);
+	return ret;
+}
+
+/* Adapter for the generic connection dump (kmod/netlink.h). */
+static int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
+{
+	struct gb_rdma_conn *conn;
+	struct gb_conn_info *info;
+	int ret = 0;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node) {
+		if (conn->id <= *cursor)
+			continue;
+		memset(info, 0, sizeof(*info));
+		info->kind = GB_LISTENER_RDMA;
+		info->listener_id = conn->lis->id;
+		info->id = conn->id;
+		memcpy(&info->peer, &conn->cm_id->route.addr.dst_addr,
+		       sizeof(info->peer));
+		info->rx_bytes = conn->st.records_in * GB_RDMA_RECORD_SIZE +
+				 conn->st.bytes_read;
+		info->tx_bytes = conn->st.records_out * GB_RDMA_RECORD_SIZE +
+				 conn->st.bytes_written;
+		info->cmds = conn->st.requests;
+		info->idle = (jiffies - READ_ONCE(conn->last_req)) / HZ;
+		strscpy(info->device, dev_name(&conn->dev->ibdev->dev),
+			sizeof(info->device));
+		ret = fn(info, arg);
+		if (ret)
+			break;
+		*cursor = conn->id;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	kfree(info);
+	return ret;
+}
+
+void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns)
+{
+	struct gb_rdma_conn *conn;
+	u64 errors[GB_RDMA_E_NR];
+
+	mutex_lock(&gb_rdma_lock);
+	*st = gb_rdma_closed;
+	st->errors[GB_RDMA_E_REJECT] += gb_rdma_rejects;
+	list_for_each_entry(conn, &gb_rdma_conns, node) {
+		spin_lock(&conn->lock);
+		memcpy(errors, conn->errors, sizeof(errors));
+		spin_unlock(&conn->lock);
+		gb_rdma_stats_add(st, &conn->st, errors);
+	}
+	if (conns)
+		*conns = gb_rdma_nconns;
+	mutex_unlock(&gb_rdma_lock);
+}
+
+/* ---------------------------------------------------------------------- */
+/* device removal */
+
+static int gb_rdma_add_one(struct ib_device *ibdev)
+{
+	return 0;
+}
+
+/**
+ * gb_rdma_remove_one() - ib_client .remove: a device is going away
+ * @ibdev: the device
+ * @data:  unused client data
+ *
+ * Runs before rdma_cm's own removal (clients are removed in LIFO order), so
+ * the connections' cm_ids are still valid: close every connection on the
+ * device, wait until all are freed, move listeners bound to the device to
+ * the rebind retry, then free the PD.
+ */
+static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
+{
+	struct gb_rdma_listener *lis;
+	struct gb_rdma_conn *conn;
+	struct gb_rdma_dev *dev = NULL, *d;
+	struct rdma_cm_id *ids[8];
+	int n, i;
+
+	/* Listeners bound to an address on this device. */
+	do {
+		n = 0;
+		mutex_lock(&gb_rdma_lock);
+		list_for_each_entry(lis, &gb_rdma_listeners, node) {
+			if (lis->cm_id && lis->cm_id->device == ibdev &&
+			    n < ARRAY_SIZE(ids)) {
+				ids[n++] = lis->cm_id;
+				lis->cm_id = NULL;
+				gb_rdma_listen_rebind(lis);
+			}
+		}
+		mutex_unlock(&gb_rdma_lock);
+		for (i = 0; i < n; i++)
+			rdma_destroy_id(ids[i]);
+	} while (n == ARRAY_SIZE(ids));
+
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(d, &gb_rdma_devs, node) {
+		if (d->ibdev == ibdev) {
+			dev = d;
+			break;
+		}
+	}
+	if (!dev) {
+		mutex_unlock(&gb_rdma_lock);
+		return;
+	}
+	dev->dead = true;
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		if (conn->dev == dev)
+			gb_rdma_conn_close(conn);
+	mutex_unlock(&gb_rdma_lock);
+	wait_event(gb_rdma_waitq, READ_ONCE(dev->nconns) == 0);
+
+	mutex_lock(&gb_rdma_lock);
+	list_del(&dev->node);
+	mutex_unlock(&gb_rdma_lock);
+	ib_dealloc_pd(dev->pd);
+	pr_info("released device %s\n", dev_name(&ibdev->dev));
+	gb_nl_event_device(dev_name(&ibdev->dev), false);
+	kfree(dev);
+}
+
+static struct ib_client gb_rdma_ib_client = {
+	.name = "goblin",
+	.add = gb_rdma_add_one,
+	.remove = gb_rdma_remove_one,
+};
+
+/* ---------------------------------------------------------------------- */
+/* init / exit */
+
+static int gb_rdma_parse_param(const char *s, struct sockaddr_storage *ss)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *host, *port;
+
+	if (strscpy(buf, s, sizeof(buf)) < 0)
+		return -EINVAL;
+	port = strrchr(buf, ':');
+	if (!port)
+		return -EINVAL;
+	*port++ = '\0';
+	host = buf;
+	if (*host == '[') {
+		size_t l = strlen(host);
+
+		if (l < 2 || host[l - 1] != ']')
+			return -EINVAL;
+		host[l - 1] = '\0';
+		host++;
+	}
+	if (!*host)
+		host = strchr(s, '[') ? "::" : "0.0.0.0";
+	return inet_pton_with_scope(&init_net, AF_UNSPEC, host, port, ss);
+}
+
+static void gb_rdma_param_listener(void)
+{
+	struct gb_listener_config cfg = { .kind = GB_LISTENER_RDMA };
+	struct gb_rdma_listener *lis;
+	int ret;
+
+	if (!gb_rdma_param || !*gb_rdma_param)
+		return;
+	ret = gb_rdma_parse_param(gb_rdma_param, &cfg.addr);
+	if (ret) {
+		pr_err("bad rdma= parameter \"%s\"\n", gb_rdma_param);
+		return;
+	}
+	ret = gb_rdma_lis_add(&cfg, NULL);
+	if (!ret || ret == -EEXIST)
+		return;
+	/* Device not there yet: keep retrying in the background. */
+	lis = kzalloc(sizeof(*lis), GFP_KERNEL);
+	if (!lis)
+		return;
+	lis->kind = GB_KIND_LISTENER;
+	lis->cfg = cfg;
+	INIT_DELAYED_WORK(&lis->rebind, gb_rdma_rebind_work);
+	if (gb_rdma_check_cfg(&lis->cfg, NULL)) {
+		kfree(lis);
+		return;
+	}
+	pr_warn("cannot listen on %s yet (%d), retrying\n", gb_rdma_param, ret);
+	mutex_lock(&gb_rdma_lock);
+	lis->id = ++gb_rdma_next_lis_id;
+	list_add_tail(&lis->node, &gb_rdma_listeners);
+	gb_rdma_listen_rebind(lis);
+	mutex_unlock(&gb_rdma_lock);
+}
 
 int gb_rdma_init(void)
 {
+	int ret;
+
+	gb_rdma_wq = alloc_workqueue("goblin_rdma", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				     0);
+	if (!gb_rdma_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&gb_rdma_ib_client);
+	if (ret) {
+		destroy_workqueue(gb_rdma_wq);
+		return ret;
+	}
+	gb_listener_ops[GB_LISTENER_RDMA] = &gb_rdma_listener_ops;
+	gb_nl_set_conn_walk(GB_LISTENER_RDMA, gb_rdma_nl_walk);
+	gb_rdma_param_listener();
 	return 0;
 }
 
 void gb_rdma_exit(void)
 {
+	struct gb_rdma_listener *lis;
+	struct gb_rdma_conn *conn;
+
+	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
+	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
+	for (;;) {
+		mutex_lock(&gb_rdma_lock);
+		lis = list_first_entry_or_null(&gb_rdma_listeners,
+					       struct gb_rdma_listener, node);
+		if (lis) {
+			lis->dying = true;
+			list_del(&lis->node);
+		}
+		mutex_unlock(&gb_rdma_lock);
+		if (!lis)
+			break;
+		gb_rdma_lis_stop(lis);
+	}
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		gb_rdma_conn_close(conn);
+	mutex_unlock(&gb_rdma_lock);
+	wait_event(gb_rdma_waitq, READ_ONCE(gb_rdma_nconns) == 0);
+	ib_unregister_client(&gb_rdma_ib_client);
+	destroy_workqueue(gb_rdma_wq);
 }

@@ -41,7 +41,7 @@ static bool gb_rdma_zero(const __u8 *p, size_t len)
 
 static bool gb_rdma_has_nul(const char *s, size_t len)
 {
-	return memchr(s, '\0', len) != NULL;
+	return memchr(s, 0, len);
 }
 
 static int gb_rdma_parse_get(const struct gb_rdma_get *g, size_t blen,
