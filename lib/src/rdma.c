@@ -1058,7 +1058,8 @@ static const struct gb_backend gb_rdma_backend = {
 
 /* Wait for one CM event of type @want; returns it (caller acks) or NULL. */
 static struct rdma_cm_event *rd_cm_wait(struct gb_rdma *r, int timeout,
-					char *err, size_t errlen, int *code)
+					const char *what, char *err,
+					size_t errlen, int *code)
 {
 	struct pollfd pfd = { .fd = r->ec->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -1068,8 +1069,8 @@ static struct rdma_cm_event *rd_cm_wait(struct gb_rdma *r, int timeout,
 		ret = poll(&pfd, 1, timeout);
 	} while (ret < 0 && errno == EINTR);
 	if (ret <= 0) {
-		snprintf(err, errlen, "timed out: no connection progress in %d ms",
-			 timeout);
+		snprintf(err, errlen, "timed out: %s took more than %d ms",
+			 what, timeout);
 		*code = -GB_ETIMEDOUT;
 		return NULL;
 	}
@@ -1088,7 +1089,7 @@ static int rd_expect(struct gb_rdma *r, enum rdma_cm_event_type want,
 	struct rdma_cm_event *ev;
 	int code = 0;
 
-	ev = rd_cm_wait(r, timeout, err, errlen, &code);
+	ev = rd_cm_wait(r, timeout, what, err, errlen, &code);
 	if (!ev)
 		return code;
 	if (ev->event != want) {
@@ -1353,7 +1354,8 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		ret = -GB_ECONNECT;
 		goto fail;
 	}
-	ev = rd_cm_wait(r, timeout, err, errlen, &ret);
+	ev = rd_cm_wait(r, timeout, "connection handshake", err, errlen,
+			&ret);
 	if (!ev)
 		goto fail;
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {

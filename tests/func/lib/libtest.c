@@ -94,7 +94,7 @@ static int conn(const struct target *t, struct gb_conn **c)
 	o.host = t->host;
 	o.port = t->port;
 	o.bind_host = t->t == GB_TRANSPORT_RDMA ? bind_host : NULL;
-	o.timeout_ms = 120000;
+	o.timeout_ms = 30000;
 	ret = gb_connect(&o, c);
 	if (ret)
 		diag("connect %s %s:%u: %s", gb_transport_name(t->t), t->host,
@@ -398,10 +398,22 @@ static void test_parallel(const struct target *t, unsigned int n)
 	if (n > 64)
 		n = 64;
 	fflush(stdout);
+	/*
+	 * Fresh processes (fork + exec): verbs contexts opened by this
+	 * process cannot be used, nor new ones opened, in a forked child.
+	 */
 	for (i = 0; i < n; i++) {
+		char id[16], tg[300];
+
+		snprintf(id, sizeof(id), "%u", i);
+		snprintf(tg, sizeof(tg), "%s:%u", t->host, t->port);
 		pids[i] = fork();
-		if (!pids[i])
-			_exit(child(t, i));
+		if (!pids[i]) {
+			execl("/proc/self/exe", "libtest", "-c", id,
+			      t->t == GB_TRANSPORT_RDMA ? "-R" : "-T", tg,
+			      (char *)NULL);
+			_exit(127);
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (pids[i] > 0 && waitpid(pids[i], &st, 0) == pids[i] &&
@@ -446,9 +458,9 @@ int main(int argc, char **argv)
 {
 	struct gb_conn *c[2] = { NULL, NULL };
 	char *a, *b;
-	int opt, i;
+	int opt, i, child_id = -1;
 
-	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:")) != -1) {
 		switch (opt) {
 		case 'T':
 			parse_target(&tgt[0], GB_TRANSPORT_TCP, optarg);
@@ -465,6 +477,9 @@ int main(int argc, char **argv)
 		case 'b':
 			bind_host = optarg;
 			break;
+		case 'c':
+			child_id = atoi(optarg);
+			break;
 		case 'S':
 			printf("ok %u - # SKIP %s\n", ++ntest, optarg);
 			break;
@@ -473,6 +488,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (child_id >= 0)
+		return child(tgt[1].on ? &tgt[1] : &tgt[0],
+			     (unsigned int)child_id);
 	a = malloc(GB_VALUE_MAX + 2);
 	b = malloc(GB_VALUE_MAX + 2);
 	if (!a || !b)
