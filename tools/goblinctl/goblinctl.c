@@ -67,7 +67,19 @@ struct recs {
 	struct rec **r;
 };
 
-static void die(const char *fmt, ...)
+/*
+ * Leave without flushing other stdio streams: in batch mode this runs in a
+ * child that shares the batch FILE with its parent.
+ */
+static void __attribute__((noreturn)) leave(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(status);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -76,7 +88,7 @@ static void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(1);
+	leave(1);
 }
 
 static void *xcalloc(size_t n, size_t sz)
@@ -591,7 +603,7 @@ static int lookup(const char *what, const char *s, const char *const *names,
 	for (i = 0; i < n; i++)
 		fprintf(stderr, " %s", names[i]);
 	fprintf(stderr, ")\n");
-	exit(1);
+	leave(1);
 }
 
 static const char *name_of(const char *const *names, int n, unsigned int v)
@@ -1824,7 +1836,14 @@ static int run_batch(const char *file)
 		if (pid < 0)
 			die("fork: %s", strerror(errno));
 		if (!pid) {
-			exit(run_command(argc, argv));
+			/*
+			 * _exit(): exit() would flush the batch FILE shared
+			 * with the parent and move its file offset.
+			 */
+			status = run_command(argc, argv);
+			fflush(stdout);
+			fflush(stderr);
+			_exit(status);
 		}
 		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
