@@ -70,7 +70,7 @@ class Result:
         except ValueError:
             pass
         self.sizes = [int(x) for x in
-                      self.params.get("sizes", "").replace('"', '').split()
+                      self.params.get("sizes", "").split(",")
                       if x.isdigit()]
         if not self.sizes:
             self.sizes = sorted({int(m.group(1)) for f in
@@ -85,7 +85,11 @@ class Result:
         return None
 
     def missing(self, name, what="result"):
-        return "not measured: %s" % (self.why(name) or "no %s for %s" % (what, name))
+        why = self.why(name)
+        p = os.path.join(self.raw, name + ".txt")
+        if not why and os.path.exists(p):
+            why = "no usable result in raw/%s.txt" % name
+        return "not measured: %s" % (why or "no %s for %s" % (what, name))
 
     def stat_delta(self, name):
         p = os.path.join(self.raw, name + ".stat")
@@ -107,6 +111,8 @@ class Result:
             f = line.split()
             if len(f) >= 9 and f[0].isdigit() and f[1].isdigit():
                 v = [float(x) for x in f[2:9]]
+                if not all(math.isfinite(x) for x in v[:4]):
+                    return None
                 return {"bytes": int(f[0]), "iters": int(f[1]),
                         "t_min": v[0], "t_max": v[1], "t_typical": v[2],
                         "t_avg": v[3], "t_stdev": v[4], "p99": v[5],
@@ -116,6 +122,25 @@ class Result:
                         "bw_peak": float(f[2]), "bw_avg": float(f[3]),
                         "mpps": float(f[4])}
         return None
+
+    def children_cpu(self, name):
+        """CPU seconds of the processes a step waited for (bash `times`)."""
+        p = os.path.join(self.raw, name + ".times")
+        if not os.path.exists(p):
+            return None
+        vals = []
+        for line in open(p):
+            f = line.split()
+            if len(f) == 2:
+                t = 0.0
+                for x in f:
+                    m = re.match(r"(\d+)m([\d.]+)s", x)
+                    if m:
+                        t += int(m.group(1)) * 60 + float(m.group(2))
+                vals.append(t)
+        if len(vals) < 2:
+            return None
+        return vals[-1] - vals[0]
 
     # --- gbbench ---
     def latency(self, tag):
@@ -140,27 +165,29 @@ class Result:
             rows = list(csv.DictReader(f))
         for r in rows:
             for k in ("qps", "depth", "run", "wall_ns", "bytes", "self_ns",
-                      "watch_ticks", "hz", "gets") + tuple(STAT_FIELDS):
+                      "watch_ns", "all_ns", "ncpus", "hz", "gets") + tuple(STAT_FIELDS):
                 r[k] = int(r[k])
             r["gbit_s"] = float(r["gbit_s"])
         return rows or None
 
 
 def cpu_split(r, hz):
-    """Shares of guest CPU capacity in one gbbench window."""
+    """Shares of guest CPU capacity (ncpus x window) in one gbbench window.
+
+    Thread runtimes come from schedstat (precise); the softirq share is
+    the fraction of /proc/stat ticks, a sample (the TCG guest loses ticks).
+    """
+    cap_ns = float(r["wall_ns"]) * max(r["ncpus"], 1)
     ticks = sum(r[k] for k in STAT_FIELDS)
-    if ticks <= 0:
+    if cap_ns <= 0:
         return None
-    busy = ticks - r["idle"] - r["iowait"]
-    cap_s = ticks / float(hz)
     return {
-        "busy": busy / float(ticks),
-        "server": r["watch_ticks"] / float(ticks),
-        "client": (r["self_ns"] / 1e9) / cap_s,
-        "softirq": r["softirq"] / float(ticks),
-        "system": r["system"] / float(ticks),
-        "busy_s": busy / float(hz),
-        "server_s": r["watch_ticks"] / float(hz),
+        "busy": r["all_ns"] / cap_ns,
+        "server": r["watch_ns"] / cap_ns,
+        "client": r["self_ns"] / cap_ns,
+        "softirq": r["softirq"] / float(ticks) if ticks > 0 else 0.0,
+        "busy_s": r["all_ns"] / 1e9,
+        "server_s": r["watch_ns"] / 1e9,
         "client_s": r["self_ns"] / 1e9,
     }
 
@@ -405,40 +432,42 @@ def report(d):
 
     # --- server-side CPU cost ---
     L.append("## Server-side CPU cost per GB served\n")
-    L.append("Goblin: CPU of the module's threads (comm prefixes `goblin`, `gb-`); "
-             "memcached: its threads; both from per-thread utime+stime deltas "
-             "over the measurement window. Softirq (rxe and the network stack "
-             "run there) and whole-guest busy time are shown too; for the "
-             "perftest peers only whole-guest numbers exist (both ends busy-poll). "
-             "Seconds of CPU per GB of payload.\n")
-    L.append("| workload | GB | server s/GB | softirq s/GB | guest busy s/GB |")
-    L.append("|---|---:|---:|---:|---:|")
+    L.append("Seconds of CPU per GB of payload over the throughput windows "
+             "(confirmation runs). Server CPU: Goblin's work runs on kernel "
+             "workqueues, so it is the runtime of the `kworker` threads (plus "
+             "any `goblin*`/`gb-*` threads; the guest runs little other "
+             "kworker work); memcached: its own threads. All threads: every "
+             "thread's runtime (softirq work such as rxe and the TCP stack is "
+             "charged to the thread it interrupted). Runtimes are schedstat "
+             "deltas; the softirq share is sampled from /proc/stat ticks. "
+             "perftest peers: user+system time of both perftest processes "
+             "(they busy-poll their completion queues), setup included.\n")
+    L.append("| workload | GB | server CPU s/GB | client CPU s/GB | all threads s/GB | softirq share |")
+    L.append("|---|---:|---:|---:|---:|---:|")
     for (key, s), rows in sorted(tp.items()):
         sat = saturation_point(rows)
         use = [r for r in rows if r["kind"] == "confirm"] or rows
         gb = sum(r["bytes"] for r in use) / 1e9
         if gb <= 0:
             continue
-        hz = use[0]["hz"] or res.hz
-        srv = sum(r["watch_ticks"] for r in use) / float(hz) / gb
-        sirq = sum(r["softirq"] for r in use) / float(hz) / gb
-        busy = sum(sum(r[k] for k in STAT_FIELDS) - r["idle"] - r["iowait"]
-                   for r in use) / float(hz) / gb
-        L.append("| %s %s%s | %.3f | %.2f | %.2f | %.2f |" % (
+        ticks = sum(sum(r[k] for k in STAT_FIELDS) for r in use)
+        L.append("| %s %s%s | %.3f | %.2f | %.2f | %.2f | %s |" % (
             dict(SERVERS)[key], size_name(s),
-            " (q%d d%d)" % (sat["qps"], sat["depth"]) if sat else "",
-            gb, srv, sirq, busy))
+            " (q%d d%d)" % (sat["qps"], sat["depth"]) if sat else "", gb,
+            sum(r["watch_ns"] for r in use) / 1e9 / gb,
+            sum(r["self_ns"] for r in use) / 1e9 / gb,
+            sum(r["all_ns"] for r in use) / 1e9 / gb,
+            "%.0f%%" % (100.0 * sum(r["softirq"] for r in use) / ticks) if ticks else "n/a"))
     for tool in ("ib_write_bw", "ib_read_bw"):
         for q in (1, 2, 4, 8):
             name = "%s-262144-q%d" % (tool, q)
             p = res.perftest(name)
-            st = res.stat_delta(name)
-            if not p or "bw_avg" not in p or not st:
+            cpu = res.children_cpu(name)
+            if not p or "bw_avg" not in p or cpu is None:
                 continue
             gb = p["bytes"] * p["iters"] * q / 1e9
-            busy = (sum(st.values()) - st["idle"] - st["iowait"]) / float(res.hz)
-            L.append("| %s 256 KiB q%d (whole run incl. setup) | %.3f | n/a | %.2f | %.2f |"
-                     % (tool, q, gb, st["softirq"] / float(res.hz) / gb, busy / gb))
+            L.append("| %s 256 KiB q%d (both ends, whole run incl. setup) | %.3f | n/a | n/a | %.2f | n/a |"
+                     % (tool, q, gb, cpu / gb))
     L.append("")
 
     # --- ratios and targets ---

@@ -264,17 +264,19 @@ static void write_cpu(FILE *f, const char *phase, unsigned int qps,
 {
 	int i;
 
-	fprintf(f, "%s,%u,%u,%u,%llu,%llu,%llu,%llu", phase, qps, depth, run,
-		(unsigned long long)wall, (unsigned long long)bytes,
+	fprintf(f, "%s,%u,%u,%u,%llu,%llu,%llu,%llu,%llu,%ld", phase, qps,
+		depth, run, (unsigned long long)wall,
+		(unsigned long long)bytes,
 		(unsigned long long)(b->self - a->self),
-		(unsigned long long)(b->watch - a->watch));
+		(unsigned long long)(b->watch - a->watch),
+		(unsigned long long)(b->all - a->all), sysconf(_SC_NPROCESSORS_ONLN));
 	for (i = 0; i < 8; i++)
 		fprintf(f, ",%llu", (unsigned long long)(b->stat[i] - a->stat[i]));
 	fprintf(f, ",%ld\n", a->hz);
 }
 
 static const char cpu_hdr[] =
-	"self_ns,watch_ticks,user,nice,system,idle,iowait,irq,softirq,steal,hz";
+	"self_ns,watch_ns,all_ns,ncpus,user,nice,system,idle,iowait,irq,softirq,steal,hz";
 
 static void phase_latency(void)
 {

@@ -139,14 +139,16 @@ const char *gbb_status_str(int status);
  * struct gbb_cpu - a CPU accounting snapshot
  * @stat:  /proc/stat "cpu" line in USER_HZ ticks: user nice system idle
  *         iowait irq softirq steal
- * @watch: utime+stime ticks of every thread whose comm starts with one of
- *         the watched prefixes
+ * @watch: runtime (ns) of the threads whose comm starts with one of the
+ *         watched prefixes
+ * @all:   runtime (ns) of every thread in the system
  * @self:  this process' user+system CPU time in ns (getrusage)
  * @hz:    USER_HZ
  */
 struct gbb_cpu {
 	uint64_t stat[8];
 	uint64_t watch;
+	uint64_t all;
 	uint64_t self;
 	long hz;
 };

@@ -199,47 +199,56 @@ static bool watched(const char *comm, const char *watch)
 	return false;
 }
 
-/* Sum utime+stime of the threads of /proc/<pid> whose comm matches. */
-static uint64_t watch_pid(const char *pid, const char *watch)
+/* Runtime in ns of /proc/<pid>/task/<tid> from schedstat (precise). */
+static uint64_t task_runtime(const char *pid, const char *tid)
 {
-	char path[600], buf[1024], *l, *r;
-	uint64_t sum = 0, ut, st;
+	unsigned long long ns = 0;
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/* Add the runtimes of the threads of /proc/<pid> to @s. */
+static void scan_pid(struct gbb_cpu *s, const char *pid, const char *watch)
+{
+	char path[600], comm[64];
 	struct dirent *t;
+	uint64_t ns;
+	size_t n;
 	DIR *d;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%s/task", pid);
 	d = opendir(path);
 	if (!d)
-		return 0;
+		return;
 	while ((t = readdir(d))) {
 		if (!isdigit((unsigned char)t->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid,
+		ns = task_runtime(pid, t->d_name);
+		s->all += ns;
+		if (!watch || !*watch)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pid,
 			 t->d_name);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (!fgets(buf, sizeof(buf), f)) {
-			fclose(f);
-			continue;
-		}
+		n = fread(comm, 1, sizeof(comm) - 1, f);
 		fclose(f);
-		l = strchr(buf, '(');
-		r = strrchr(buf, ')');
-		if (!l || !r || r < l)
-			continue;
-		*r = 0;
-		if (!watched(l + 1, watch))
-			continue;
-		/* fields after ')': state(3) ... utime(14) stime(15) */
-		if (sscanf(r + 2,
-			   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			   &ut, &st) == 2)
-			sum += ut + st;
+		comm[n] = 0;
+		if (watched(comm, watch))
+			s->watch += ns;
 	}
 	closedir(d);
-	return sum;
 }
 
 /**
@@ -247,8 +256,9 @@ static uint64_t watch_pid(const char *pid, const char *watch)
  * @s:     filled in
  * @watch: comma-separated comm prefixes (NULL or "" for none)
  *
- * Exited threads drop out of the per-thread sum, so the watched set should
- * be long-lived (kernel workers, a server process).
+ * Thread runtimes come from schedstat (ns, precise even where the guest
+ * loses timer ticks). Exited threads drop out of the sums, so the watched
+ * set should be long-lived (kernel workers, a server process).
  */
 void gbb_cpu_snap(struct gbb_cpu *s, const char *watch)
 {
@@ -269,14 +279,12 @@ void gbb_cpu_snap(struct gbb_cpu *s, const char *watch)
 			       &s->stat[6], &s->stat[7]);
 		fclose(f);
 	}
-	if (watch && *watch) {
-		d = opendir("/proc");
-		while (d && (e = readdir(d)))
-			if (isdigit((unsigned char)e->d_name[0]))
-				s->watch += watch_pid(e->d_name, watch);
-		if (d)
-			closedir(d);
-	}
+	d = opendir("/proc");
+	while (d && (e = readdir(d)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			scan_pid(s, e->d_name, watch);
+	if (d)
+		closedir(d);
 	getrusage(RUSAGE_SELF, &ru);
 	s->self = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
 		  ru.ru_utime.tv_usec * 1000ull +
