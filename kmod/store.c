@@ -61,6 +61,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uuid.h>
@@ -75,8 +76,8 @@
 #include "store_internal.h"
 #include "tail.h"
 
-#define GB_RAM_HEAD_MAX		(16U << 20)
-#define GB_BLOCK_MAX		(1U << 30)
+#define GB_RAM_HEAD_MAX		SZ_16M
+#define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 
@@ -379,7 +380,7 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			if (++tries > 50)
 				return -ENOMEM;
 			gb_pool_maint(false);
-			msleep(2);
+			usleep_range(2000, 4000);
 		}
 		atomic64_add(PAGE_SIZE, &gb_head_bytes);
 	}
@@ -408,14 +409,22 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 	priv->tail = t;
 	/* Reserve the space now so that SSD full is detected before commit. */
 	for (;;) {
+		u64 could;
+		int i, evicted = 0;
+
 		err = vfs_fallocate(t->file, 0, 0, tail_len);
 		if (err == -EOPNOTSUPP)
 			return 0;
-		if (err != -ENOSPC || ++tries > 4)
+		if (err != -ENOSPC)
 			return err;
-		if (!gb_evict_one(true) && tries > 1)
+		/* Evict only if removing our other tails can make it fit. */
+		could = gb_ssd_avail(ssd) + atomic64_read(&gb_tail_bytes) - acct;
+		if (++tries > 8 || could < tail_len)
 			return -ENOSPC;
-		gb_evict_one(true);
+		for (i = 0; i < 4; i++)
+			evicted += gb_evict_one(true);
+		if (!evicted)
+			return -ENOSPC;
 		gb_drain_frees();
 	}
 }
@@ -1173,12 +1182,14 @@ static u64 gb_default_memory(void)
 	return ((u64)totalram_pages() << PAGE_SHIFT) / 8;
 }
 
-#define GB_REFUSE(msg, code) do {			\
-	NL_SET_ERR_MSG(extack, msg);			\
-	pr_err("config refused: %s\n", msg);		\
-	err = code;					\
-	goto out;					\
-} while (0)
+/* Refuse a configuration: @msg is a static string naming the field. */
+static int gb_refuse(struct netlink_ext_ack *extack, const char *msg, int err)
+{
+	if (extack)
+		extack->_msg = msg;
+	pr_err("config refused: %s\n", msg);
+	return err;
+}
 
 /**
  * gb_store_set_config - apply a complete configuration
@@ -1203,36 +1214,60 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 
 	mutex_lock(&gb_cfg_mutex);
 	if (cfg->ram_head < 4096 || !PAGE_ALIGNED(cfg->ram_head) ||
-	    cfg->ram_head > GB_RAM_HEAD_MAX)
-		GB_REFUSE("ram_head must be a page multiple between 4 KiB and 16 MiB",
-			  -EINVAL);
+	    cfg->ram_head > GB_RAM_HEAD_MAX) {
+		err = gb_refuse(extack,
+				"ram_head: must be a page multiple between 4 KiB and 16 MiB",
+				-EINVAL);
+		goto out;
+	}
 	if (!PAGE_ALIGNED(cfg->block) || cfg->block < cfg->ram_head ||
-	    cfg->block > GB_BLOCK_MAX)
-		GB_REFUSE("block must be a page multiple, at least ram_head and at most 1 GiB",
-			  -EINVAL);
-	if (memory > (u64)totalram_pages() << PAGE_SHIFT)
-		GB_REFUSE("memory exceeds the total RAM of the machine", -EINVAL);
-	if (memory < cfg->block)
-		GB_REFUSE("memory is smaller than one block", -EINVAL);
-	if (strnlen(cfg->ssd_dir, sizeof(cfg->ssd_dir)) >= sizeof(cfg->ssd_dir))
-		GB_REFUSE("ssd_dir is too long", -ENAMETOOLONG);
+	    cfg->block > GB_BLOCK_MAX) {
+		err = gb_refuse(extack,
+				"block: must be a page multiple, at least ram_head and at most 1 GiB",
+				-EINVAL);
+		goto out;
+	}
+	if (memory > (u64)totalram_pages() << PAGE_SHIFT) {
+		err = gb_refuse(extack, "memory: larger than RAM",
+				-EINVAL);
+		goto out;
+	}
+	if (memory < cfg->block) {
+		err = gb_refuse(extack, "memory: smaller than one block",
+				-EINVAL);
+		goto out;
+	}
+	if (strnlen(cfg->ssd_dir, sizeof(cfg->ssd_dir)) >= sizeof(cfg->ssd_dir)) {
+		err = gb_refuse(extack, "ssd_dir: too long",
+				-ENAMETOOLONG);
+		goto out;
+	}
 
 	if (geom) {
 		gb_reclaim(false, false);
-		if (atomic64_read(&gb_items))
-			GB_REFUSE("ram_head/block cannot change while objects are stored",
-				  -EBUSY);
+		if (atomic64_read(&gb_items)) {
+			err = gb_refuse(extack,
+					"ram_head/block: cannot change while objects are stored",
+					-EBUSY);
+			goto out;
+		}
 	}
-	if (memory < (u64)atomic64_read(&gb_head_bytes))
-		GB_REFUSE("memory is below the RAM used by stored objects; delete or flush first",
-			  -EBUSY);
+	if (memory < (u64)atomic64_read(&gb_head_bytes)) {
+		err = gb_refuse(extack,
+				"memory: below the RAM used by stored objects; delete or flush first",
+				-EBUSY);
+		goto out;
+	}
 
 	old_block = gb_cfg.block;
 	if (cfg->block != gb_cfg.block) {
 		gb_drain_frees();
-		if (gb_pool_set_block(cfg->block))
-			GB_REFUSE("head pages are still referenced by in-flight sends; retry",
-				  -EBUSY);
+		if (gb_pool_set_block(cfg->block)) {
+			err = gb_refuse(extack,
+					"block: head pages still referenced by in-flight sends; retry",
+					-EBUSY);
+			goto out;
+		}
 	}
 
 	dir_change = strcmp(cfg->ssd_dir, gb_cfg.ssd_dir) != 0;

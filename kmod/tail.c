@@ -292,32 +292,32 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 	if (err == -ENOENT) {
 		err = gb_list_dir(&ssd->dir, &l, true);
 		if (err) {
-			*why = "ssd_dir cannot be listed";
+			*why = "ssd_dir: cannot be listed";
 			return err;
 		}
 		if (l.count) {
-			*why = "ssd_dir is not empty and has no .goblin-store marker";
+			*why = "ssd_dir: is not empty and has no .goblin-store marker";
 			return -ENOTEMPTY;
 		}
 		return 0;
 	}
 	if (err) {
-		*why = "ssd_dir has an unreadable or foreign .goblin-store marker";
+		*why = "ssd_dir: has an unreadable or foreign .goblin-store marker";
 		return err == -ENOMEM ? err : -EINVAL;
 	}
 	if (strcmp(m.magic, GB_MARKER_MAGIC) || m.version != GB_MARKER_VERSION) {
-		*why = "ssd_dir marker has a different magic or format version";
+		*why = "ssd_dir: marker has a different magic or format version";
 		return -EINVAL;
 	}
 	snprintf(us, sizeof(us), "%pUb", uuid);
 	if (!strcmp(m.uuid, us))
 		return 0;
 	if (strcmp(m.host, host)) {
-		*why = "ssd_dir is marked by a Goblin Store on another host";
+		*why = "ssd_dir: is marked by a Goblin Store on another host";
 		return -EBUSY;
 	}
 	if (m.ram_head != ram_head || m.block != block) {
-		*why = "ssd_dir is marked by another Goblin Store with a different ram_head/block";
+		*why = "ssd_dir: is marked by another Goblin Store with a different ram_head/block";
 		return -EBUSY;
 	}
 	return 0;
@@ -340,7 +340,7 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 	int err;
 
 	if (dir[0] != '/') {
-		*why = "ssd_dir must be an absolute path";
+		*why = "ssd_dir: must be an absolute path";
 		return ERR_PTR(-EINVAL);
 	}
 	ssd = kzalloc(sizeof(*ssd), GFP_KERNEL);
@@ -350,12 +350,12 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 	strscpy(ssd->name, dir, sizeof(ssd->name));
 	err = kern_path(dir, LOOKUP_FOLLOW, &ssd->dir);
 	if (err) {
-		*why = err == -ENOENT ? "ssd_dir does not exist" :
-					"ssd_dir cannot be looked up";
+		*why = err == -ENOENT ? "ssd_dir: does not exist" :
+					"ssd_dir: cannot be looked up";
 		goto free;
 	}
 	if (!d_is_dir(ssd->dir.dentry)) {
-		*why = "ssd_dir is not a directory";
+		*why = "ssd_dir: is not a directory";
 		err = -ENOTDIR;
 		goto put_dir;
 	}
@@ -364,12 +364,12 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 		goto put_dir;
 	err = gb_mkdir_at(&ssd->dir, GB_TAILS_NAME, &ssd->tails);
 	if (err) {
-		*why = "cannot create goblin-tails in ssd_dir";
+		*why = "ssd_dir: cannot create goblin-tails";
 		goto put_dir;
 	}
 	err = gb_marker_write(ssd, ram_head, block, uuid);
 	if (err) {
-		*why = "cannot write the .goblin-store marker in ssd_dir";
+		*why = "ssd_dir: cannot write the .goblin-store marker";
 		path_put(&ssd->tails);
 		goto put_dir;
 	}
@@ -390,11 +390,22 @@ free:
  */
 u64 gb_ssd_default_max(struct gb_ssd *ssd)
 {
+	return div_u64(gb_ssd_avail(ssd) * 9, 10);
+}
+
+/**
+ * gb_ssd_avail - free bytes on the SSD filesystem
+ * @ssd: configured directory
+ *
+ * Return: bytes available to us, 0 if the filesystem cannot be queried.
+ */
+u64 gb_ssd_avail(struct gb_ssd *ssd)
+{
 	struct kstatfs st;
 
 	if (vfs_statfs(&ssd->tails, &st))
 		return 0;
-	return div_u64((u64)st.f_bavail * st.f_bsize * 9, 10);
+	return (u64)st.f_bavail * st.f_bsize;
 }
 
 /**

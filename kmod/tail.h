@@ -49,6 +49,7 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 			   const uuid_t *uuid, const char **why);
 void gb_ssd_put(struct gb_ssd *ssd);
 u64 gb_ssd_default_max(struct gb_ssd *ssd);
+u64 gb_ssd_avail(struct gb_ssd *ssd);
 struct gb_tail *gb_tail_create(struct gb_ssd *ssd);
 int gb_tail_write(struct gb_tail *t, u64 off, const void *src, size_t len);
 int gb_tail_read(struct gb_tail *t, u64 off, void *dst, size_t len);
