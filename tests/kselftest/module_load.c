@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * goblin.ko load/unload tests, run as root in the qemu guest with the
+ * module loaded by tests/vm/run ($GOBLIN_KO, $GOBLIN_MODPARAMS):
+ *
+ *  - cycles: 20 unload/load cycles with the module exercised after each
+ *    load, then no growth of slab / vmalloc / page usage beyond a small
+ *    tolerance and no kernel warning logged;
+ *  - params_applied: parameters given to insmod are visible in sysfs;
+ *  - bad_param_rejected: an unparsable parameter fails the load cleanly.
+ *
+ * Every test leaves goblin.ko loaded with the runner's parameters.
+ */
+#include <dirent.h>
+
+#include "kselftest_harness.h"
+#include "gb_ksft.h"
+
+#define CYCLES		20
+#define WARMUP		2
+
+/* Leak tolerances over CYCLES cycles (noise from the rest of the guest). */
+#define SLAB_TOL_BYTES	(1LL << 20)
+#define SUNRECL_TOL_KB	2048
+#define VMALLOC_TOL_KB	2048
+#define USED_TOL_KB	(16 * 1024)
+
+/*
+ * Touch the loaded module from userspace. Extend this as the module grows
+ * (netlink requests, a memcache round trip, ...): everything done here is
+ * repeated CYCLES times and must not leak.
+ */
+static void exercise(struct __test_metadata *_metadata)
+{
+	char path[512], buf[4096];
+	struct dirent *de;
+	int nparams = 0;
+	DIR *dir;
+
+	ASSERT_TRUE(gb_loaded()) TH_LOG(GB_SYSMOD " missing after insmod");
+	ASSERT_LT(0, gb_read_file(GB_SYSMOD "/initstate", buf, sizeof(buf)));
+	ASSERT_STREQ("live", buf);
+
+	dir = opendir(GB_PARAMS);
+	ASSERT_NE(NULL, dir) TH_LOG("opendir %s: %s", GB_PARAMS, strerror(errno));
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), GB_PARAMS "/%s", de->d_name);
+		EXPECT_LE(0, gb_read_file(path, buf, sizeof(buf)))
+			TH_LOG("cannot read %s", path);
+		nparams++;
+	}
+	closedir(dir);
+	ASSERT_LT(0, nparams) TH_LOG("goblin has no parameters in sysfs");
+}
+
+/* Make sure goblin is loaded with the runner's parameters. */
+static int ensure_default_load(void)
+{
+	if (gb_loaded())
+		return 0;
+	return gb_insmod(gb_default_params());
+}
+
+FIXTURE(mod) {
+	int kmsg;
+};
+
+FIXTURE_SETUP(mod)
+{
+	ASSERT_EQ(0, geteuid()) TH_LOG("must run as root (in the qemu guest)");
+	ASSERT_EQ(0, access(gb_ko_path(), R_OK))
+		TH_LOG("%s: %s (set GOBLIN_KO)", gb_ko_path(), strerror(errno));
+	ASSERT_EQ(0, ensure_default_load());
+	self->kmsg = gb_kmsg_open();
+	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(mod)
+{
+	int ret = ensure_default_load();
+
+	EXPECT_EQ(0, ret) TH_LOG("reload with defaults: %s", strerror(-ret));
+	EXPECT_EQ(0, gb_kmsg_scan(self->kmsg))
+		TH_LOG("kernel logged warnings during the test");
+	close(self->kmsg);
+}
+
+TEST_F_TIMEOUT(mod, cycles, 1200)
+{
+	struct gb_mem before, after;
+	int i, ret;
+
+	for (i = 0; i < WARMUP + CYCLES; i++) {
+		if (i == WARMUP)
+			gb_mem_snapshot(&before);
+		ret = gb_rmmod();
+		ASSERT_EQ(0, ret) TH_LOG("cycle %d: rmmod: %s", i, strerror(-ret));
+		ASSERT_FALSE(gb_loaded()) TH_LOG("cycle %d: still in sysfs", i);
+		ret = gb_insmod(gb_default_params());
+		ASSERT_EQ(0, ret) TH_LOG("cycle %d: insmod: %s", i, strerror(-ret));
+		exercise(_metadata);
+	}
+	/* Compare like with like: module loaded at both snapshots. */
+	gb_mem_snapshot(&after);
+
+	TH_LOG("slab %+lld B, SUnreclaim %+ld KiB, vmalloc %+ld KiB, used %+ld KiB over %d cycles",
+	       after.slab_bytes - before.slab_bytes,
+	       after.sunreclaim - before.sunreclaim,
+	       after.vmalloc - before.vmalloc, after.used - before.used, CYCLES);
+	EXPECT_LT(after.slab_bytes - before.slab_bytes, SLAB_TOL_BYTES);
+	EXPECT_LT(after.sunreclaim - before.sunreclaim, SUNRECL_TOL_KB);
+	EXPECT_LT(after.vmalloc - before.vmalloc, VMALLOC_TOL_KB);
+	EXPECT_LT(after.used - before.used, USED_TOL_KB);
+	EXPECT_EQ(0, gb_kmsg_scan(self->kmsg));
+}
+
+TEST_F_TIMEOUT(mod, params_applied, 120)
+{
+	char params[512], val[64], def[64];
+	int ret;
+
+	ASSERT_EQ(0, gb_param("ram_head", def, sizeof(def)));
+	ASSERT_EQ(0, gb_rmmod());
+
+	/* Runner parameters first, ours last: the last one wins. */
+	snprintf(params, sizeof(params), "%s ram_head=65536 block=1048576",
+		 gb_default_params());
+	ret = gb_insmod(params);
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", params, strerror(-ret));
+	ASSERT_EQ(0, gb_param("ram_head", val, sizeof(val)));
+	EXPECT_STREQ("65536", val);
+	ASSERT_EQ(0, gb_param("block", val, sizeof(val)));
+	EXPECT_STREQ("1048576", val);
+	exercise(_metadata);
+
+	/* And back: a plain load must not remember the last values. */
+	ASSERT_EQ(0, gb_rmmod());
+	ASSERT_EQ(0, gb_insmod(gb_default_params()));
+	ASSERT_EQ(0, gb_param("ram_head", val, sizeof(val)));
+	EXPECT_STREQ(def, val);
+}
+
+TEST_F_TIMEOUT(mod, bad_param_rejected, 120)
+{
+	char params[512];
+	int ret;
+
+	ASSERT_EQ(0, gb_rmmod());
+	snprintf(params, sizeof(params), "%s ram_head=banana",
+		 gb_default_params());
+	ret = gb_insmod(params);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("insmod %s returned %d", params, ret);
+	EXPECT_FALSE(gb_loaded());
+}
+
+TEST_HARNESS_MAIN
