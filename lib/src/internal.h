@@ -12,6 +12,8 @@
 
 #include <goblin/client.h>
 
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+
 #define GB_ERRMSG_LEN		256
 #define GB_DEFAULT_TIMEOUT_MS	10000
 
@@ -76,10 +78,10 @@ static inline uint64_t gb_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-int gb_fail(struct gb_conn *c, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__printf(3, 4)
+int gb_fail(struct gb_conn *c, int err, const char *fmt, ...);
+__printf(3, 4)
+int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...);
 int gb_server_text_err(struct gb_conn *c, const char *line, size_t len);
 size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len);
 

@@ -823,7 +823,8 @@ static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 			b->next = ki + 1;
 			memset(&v, 0, sizeof(v));
 			v.slot = -1;
-			v.total = total = ev.rec.u.value.bytes;
+			total = ev.rec.u.value.bytes;
+			v.total = total;
 			v.flags = ev.rec.u.value.flags;
 			v.ts.submit_ns = b->submit;
 			v.ts.header_ns = ev.t_ns;

@@ -37,7 +37,7 @@ static int verbose;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t rdma|tcp] -s ADDR -p PORT [-T MS] [-W BYTES] [-N WINDOWS]\n"
+		"Usage: %s [-t rdma|tcp] -s ADDR -p PORT [-T MS] [-W BYTES] [-N WINDOWS]\n"
 		"          [-F FLAGS] [-E EXPTIME] [-o OUT] [-v] COMMAND ARGS...\n"
 		"commands: get KEY | set KEY [FILE] | delete KEY | touch KEY EXPTIME |\n"
 		"          mget KEY...\n", prog);

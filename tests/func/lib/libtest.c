@@ -36,8 +36,10 @@ static size_t max_size = GB_VALUE_MAX;
 static const char *bind_host;
 static unsigned int nprocs = 8;
 
-static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static void tap(bool ok, const char *fmt, ...) __printf(2, 3);
 
 static void tap(bool ok, const char *fmt, ...)
 {
@@ -54,7 +56,7 @@ static void tap(bool ok, const char *fmt, ...)
 	fflush(stdout);
 }
 
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void diag(const char *fmt, ...) __printf(1, 2);
 
 static void diag(const char *fmt, ...)
 {
@@ -163,7 +165,7 @@ static void test_values(const struct target *t, struct gb_conn *c,
 	uint32_t fl;
 	int ret;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		size_t n = sizes[i];
 
 		if (n > max_size)
@@ -380,7 +382,7 @@ static int child(const struct target *t, unsigned int id)
 		if (gb_set(c, key, strlen(key), a, n, id, 0) ||
 		    gb_get_copy(c, key, strlen(key), b, 1 << 20, &vlen, NULL,
 				NULL) || vlen != n || memcmp(a, b, n)) {
-			fprintf(stderr, "child %u round %u: %s\n", id, r,
+			fprintf(stderr, "process %u round %u: %s\n", id, r,
 				gb_errmsg(c));
 			return 1;
 		}
@@ -484,7 +486,8 @@ int main(int argc, char **argv)
 			printf("ok %u - # SKIP %s\n", ++ntest, optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-S WHY]\n");
+			fprintf(stderr,
+				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-S WHY]\n");
 			return 2;
 		}
 	}

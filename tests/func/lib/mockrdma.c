@@ -422,7 +422,8 @@ static void on_connect(struct rdma_cm_id *id, const struct rdma_conn_param *p)
 	if (why) {
 		j.magic = htole32(GB_RDMA_MAGIC);
 		j.reason = htole16(why);
-		j.version_min = j.version_max = GB_RDMA_VERSION;
+		j.version_min = GB_RDMA_VERSION;
+		j.version_max = GB_RDMA_VERSION;
 		rdma_reject(id, &j, sizeof(j));
 		free(s);
 		return;
@@ -495,11 +496,10 @@ int main(int argc, char **argv)
 		struct rdma_conn_param p = ev->param.conn;
 		enum rdma_cm_event_type type = ev->event;
 
-		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST)
 			on_connect(id, &p);
-		} else if (type == RDMA_CM_EVENT_DISCONNECTED) {
+		else if (type == RDMA_CM_EVENT_DISCONNECTED)
 			rdma_disconnect(id);
-		}
 		rdma_ack_cm_event(ev);
 	}
 	return 0;
