@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmaprobe: raw Goblin RDMA v3 client for the functional suite. Speaks the
+ * protocol record by record (no libgoblin) so that it can also misbehave.
+ *
+ *   rdmaprobe [-b BIND] [-W WIN] [-N WINDOWS] [-C CREDITS] ADDR PORT CMD ...
+ *
+ * Commands (exit 0 when the server behaved as expected):
+ *   stream KEY SIZE   SET a patterned value, GET it back through the
+ *                     windows (returning each after checking), byte-exact;
+ *                     prints chunks and MB/s
+ *   reject            connect with a bad magic: expect REJECTED + reason
+ *   unknown           unknown record type: expect ERROR, then NOOP works
+ *   badkey            GET with a key containing a space: CLIENT_ERROR
+ *   badrkey KEY       wrong rkey, GET KEY: expect the server to disconnect
+ *   badaddr           SET from outside the region: expect disconnect
+ *   badflow           return a window the client does not hold: disconnect
+ *   overrun           send more records than granted: expect disconnect
+ *   die KEY           GET KEY and exit without returning windows
+ *   hold SECS         connect, NOOP, then wait up to SECS for a disconnect;
+ *                     exit 0 if the server disconnected us
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netdb.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdma_rec.h"
+
+#define REC	GB_RDMA_RECORD_SIZE
+#define NSEND	64
+
+static struct rdma_event_channel *ch;
+static struct rdma_cm_id *id;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static char *ring, *region;
+static struct ibv_mr *ring_mr, *region_mr;
+static size_t region_len;
+static unsigned int win = 4096, nwin = 2, credits = 16;
+static unsigned int srv_credits, owed, send_next, used_windows;
+static int disconnected;
+static char reply[REC] __attribute__((aligned(8)));
+static int rkey_delta;
+static int bad_magic;
+
+static void die(const char *m)
+{
+	fprintf(stderr, "rdmaprobe: %s: %s\n", m, strerror(errno));
+	exit(2);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cm_wait(enum rdma_cm_event_type want, int ms,
+		   struct rdma_cm_event *copy)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&p, 1, ms) <= 0)
+		return -1;
+	if (rdma_get_cm_event(ch, &ev))
+		return -1;
+	if (copy)
+		*copy = *ev;
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+		disconnected = 1;
+	if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data &&
+	    ev->param.conn.private_data_len >= sizeof(struct gb_rdma_reject)) {
+		const struct gb_rdma_reject *r = ev->param.conn.private_data;
+
+		printf("# rejected: reason %u (%s)\n", le16toh(r->reason),
+		       gb_rdma_reject_str(le16toh(r->reason)));
+	}
+	enum rdma_cm_event_type got = ev->event;
+
+	rdma_ack_cm_event(ev);
+	return got == want ? 0 : (int)got;
+}
+
+static void post_recv(unsigned int i)
+{
+	struct ibv_sge sge = { (uintptr_t)(ring + i * REC), REC, ring_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(id->qp, &wr, &bad))
+		die("post_recv");
+}
+
+static void *next_send(void)
+{
+	return ring + (credits + send_next % NSEND) * REC;
+}
+
+/* Send the record in next_send(); grants owed credits. */
+static void send_rec(void)
+{
+	char *buf = next_send();
+	struct gb_rdma_hdr *h = (void *)buf;
+	struct ibv_sge sge = { (uintptr_t)buf, REC, ring_mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1000000 + send_next, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	h->credits = htole16(owed);
+	owed = 0;
+	if (srv_credits)
+		srv_credits--;
+	send_next++;
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("post_send");
+}
+
+/* Wait for the next record; copies it into reply. -1 on timeout/error. */
+static int recv_rec(int ms, struct gb_rdma_rec *rec)
+{
+	double end = now() + ms / 1000.0;
+	struct ibv_wc wc;
+	const char *msg;
+
+	while (now() < end) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			if (cm_wait(RDMA_CM_EVENT_DISCONNECTED, 0, NULL) == 0)
+				return -1;
+			usleep(200);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("# wc status %s\n", ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		memcpy(reply, ring + wc.wr_id * REC, REC);
+		post_recv(wc.wr_id);
+		owed++;
+		if (gb_rdma_rec_parse(reply, wc.byte_len, rec, &msg) ==
+		    GB_RDMA_PARSE_FATAL) {
+			printf("# bad record from server: %s\n", msg);
+			return -1;
+		}
+		srv_credits += rec->credits;
+		/* keep the server's credits flowing while we mostly listen */
+		if (owed >= credits / 2 && srv_credits >= 1) {
+			gb_rdma_hdr_init(next_send(), GB_RDMA_FLOW, 0, 0, 16);
+			send_rec();
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static void conn(const char *addr, const char *port, const char *bind)
+{
+	struct addrinfo *dst, *src = NULL;
+	struct gb_rdma_connect c;
+	struct gb_rdma_geom g = { 0 };
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_qp_init_attr qa = { 0 };
+	struct rdma_cm_event ev;
+	unsigned int i;
+
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		die("create id");
+	if (getaddrinfo(addr, port, NULL, &dst) ||
+	    (bind && getaddrinfo(bind, NULL, NULL, &src)))
+		die("getaddrinfo");
+	if (rdma_resolve_addr(id, src ? src->ai_addr : NULL, dst->ai_addr,
+			      2000) ||
+	    cm_wait(RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL))
+		die("resolve addr");
+	if (rdma_resolve_route(id, 2000) ||
+	    cm_wait(RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL))
+		die("resolve route");
+	pd = ibv_alloc_pd(id->verbs);
+	cq = ibv_create_cq(id->verbs, 4 * (credits + NSEND), NULL, NULL, 0);
+	if (!pd || !cq)
+		die("pd/cq");
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = NSEND + 4;
+	qa.cap.max_recv_wr = credits + 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, pd, &qa))
+		die("create qp");
+	ring = aligned_alloc(4096, (credits + NSEND) * REC);
+	region_len = (size_t)win * nwin + (1 << 20);
+	region = aligned_alloc(4096, region_len);
+	if (!ring || !region)
+		die("alloc");
+	memset(region, 0, region_len);
+	ring_mr = ibv_reg_mr(pd, ring, (credits + NSEND) * REC,
+			     IBV_ACCESS_LOCAL_WRITE);
+	region_mr = ibv_reg_mr(pd, region, region_len,
+			       IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ);
+	if (!ring_mr || !region_mr)
+		die("reg mr");
+	for (i = 0; i < credits; i++)
+		post_recv(i);
+	g.window_size = win;
+	g.window_count = nwin;
+	g.credits = credits;
+	g.rkey = region_mr->rkey + rkey_delta;
+	g.window_base = (uintptr_t)region;
+	g.region_len = region_len;
+	gb_rdma_connect_build(&c, &g);
+	if (bad_magic)
+		c.magic = htole32(0x12345678);
+	cp.private_data = &c;
+	cp.private_data_len = sizeof(c);
+	cp.responder_resources = 4;
+	cp.initiator_depth = 4;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(id, &cp))
+		die("connect");
+	if (cm_wait(RDMA_CM_EVENT_ESTABLISHED, 5000, &ev)) {
+		printf("# connect not established\n");
+		exit(bad_magic ? 0 : 1);
+	}
+	if (bad_magic) {
+		printf("# bad magic accepted!\n");
+		exit(1);
+	}
+	{
+		const struct gb_rdma_accept *a = ev.param.conn.private_data;
+
+		srv_credits = le16toh(a->credits);
+		used_windows = le16toh(a->windows);
+		printf("# accepted: conn %llu credits %u windows %u\n",
+		       (unsigned long long)le64toh(a->conn_id), srv_credits,
+		       used_windows);
+	}
+}
+
+/* Wait until the server disconnects us (or we see a QP error). */
+static int expect_disconnect(int ms)
+{
+	struct gb_rdma_rec r;
+	double end = now() + ms / 1000.0;
+
+	while (now() < end) {
+		if (recv_rec(200, &r) < 0 && disconnected)
+			return 0;
+		if (cm_wait(RDMA_CM_EVENT_DISCONNECTED, 50, NULL) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void send_noop(uint64_t tag)
+{
+	gb_rdma_hdr_init(next_send(), GB_RDMA_NOOP, tag, 0, 0);
+	send_rec();
+}
+
+static void send_get(const char *key, uint64_t tag)
+{
+	char *b = next_send();
+
+	gb_rdma_hdr_init(b, GB_RDMA_GET, tag, 0, 8);
+	if (gb_rdma_get_add_key(b, key, strlen(key)))
+		die("add key");
+	send_rec();
+}
+
+static void send_set(const char *key, uint64_t addr, uint64_t bytes,
+		     uint64_t tag)
+{
+	struct gb_rdma_set *s = (void *)((char *)next_send() + 16);
+
+	gb_rdma_hdr_init(next_send(), GB_RDMA_SET, tag, 0, 48 + strlen(key));
+	s->bytes = htole64(bytes);
+	s->addr = htole64(addr);
+	s->klen = strlen(key);
+	memcpy(s->key, key, strlen(key));
+	send_rec();
+}
+
+static void send_flow(uint64_t mask)
+{
+	struct gb_rdma_flow *f = (void *)((char *)next_send() + 16);
+
+	gb_rdma_hdr_init(next_send(), GB_RDMA_FLOW, 0, 0, sizeof(*f));
+	f->windows = htole64(mask);
+	send_rec();
+}
+
+static unsigned char pat(uint64_t i)
+{
+	return (unsigned char)(i * 131 + (i >> 12) * 7 + 1);
+}
+
+static int cmd_stream(const char *key, uint64_t size)
+{
+	char *src = region + (size_t)win * nwin;
+	uint64_t got = 0, i, chunks = 0;
+	struct gb_rdma_rec r;
+	double t0, t1;
+
+	if (size > (1 << 20)) {
+		printf("# stream: size limited to 1 MiB by the staging area\n");
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 1);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# set failed (type %#x)\n", r.type);
+		if (r.type == GB_RDMA_R_ERROR)
+			printf("# error: %s\n", r.u.error.msg);
+		return 1;
+	}
+	t0 = now();
+	send_get(key, 2);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE ||
+	    r.u.value.bytes != size) {
+		printf("# no VALUE\n");
+		return 1;
+	}
+	while (got < size) {
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK) {
+			printf("# no BULK after %llu bytes\n",
+			       (unsigned long long)got);
+			return 1;
+		}
+		if (r.u.bulk.window >= used_windows ||
+		    r.u.bulk.offset != got || r.u.bulk.len > win) {
+			printf("# bad BULK\n");
+			return 1;
+		}
+		for (i = 0; i < r.u.bulk.len; i++) {
+			if ((unsigned char)region[(size_t)r.u.bulk.window * win +
+						  i] != pat(got + i)) {
+				printf("# mismatch at %llu\n",
+				       (unsigned long long)(got + i));
+				return 1;
+			}
+		}
+		got += r.u.bulk.len;
+		chunks++;
+		if (!!(r.u.bulk.flags & GB_RDMA_BULK_LAST) != (got == size)) {
+			printf("# LAST flag wrong\n");
+			return 1;
+		}
+		memset(region + (size_t)r.u.bulk.window * win, 0, win);
+		send_flow(1ULL << r.u.bulk.window);
+	}
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_END ||
+	    r.u.end.hits != 1) {
+		printf("# no END\n");
+		return 1;
+	}
+	t1 = now();
+	printf("# stream: %llu bytes in %llu chunks of <= %u B through %u windows, %.1f MB/s\n",
+	       (unsigned long long)size, (unsigned long long)chunks, win,
+	       used_windows, size / (t1 - t0) / 1e6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *bind = NULL, *cmd;
+	struct gb_rdma_rec r;
+	int o, i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((o = getopt(argc, argv, "b:W:N:C:")) != -1) {
+		switch (o) {
+		case 'b':
+			bind = optarg;
+			break;
+		case 'W':
+			win = strtoul(optarg, NULL, 0);
+			break;
+		case 'N':
+			nwin = strtoul(optarg, NULL, 0);
+			break;
+		case 'C':
+			credits = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind < 3) {
+		fprintf(stderr, "usage: rdmaprobe [opts] ADDR PORT CMD ...\n");
+		return 2;
+	}
+	cmd = argv[optind + 2];
+	if (!strcmp(cmd, "reject"))
+		bad_magic = 1;
+	if (!strcmp(cmd, "badrkey"))
+		rkey_delta = 0x1000;
+	conn(argv[optind], argv[optind + 1], bind);
+	argv += optind + 3;
+
+	if (!strcmp(cmd, "stream"))
+		return cmd_stream(argv[0], strtoull(argv[1], NULL, 0));
+	if (!strcmp(cmd, "unknown")) {
+		gb_rdma_hdr_init(next_send(), 0x7e, 5, 0, 0);
+		send_rec();
+		if (recv_rec(5000, &r) || r.type != GB_RDMA_R_ERROR ||
+		    r.tag != 5)
+			return 1;
+		send_noop(6);
+		return recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP ||
+		       r.tag != 6;
+	}
+	if (!strcmp(cmd, "badkey")) {
+		char *b = next_send();
+
+		gb_rdma_hdr_init(b, GB_RDMA_GET, 7, 0, 8 + 4);
+		((struct gb_rdma_get *)(b + 16))->nkeys = htole16(1);
+		memcpy(((struct gb_rdma_get *)(b + 16))->keys, "\3a b", 4);
+		send_rec();
+		if (recv_rec(5000, &r) || r.type != GB_RDMA_R_ERROR ||
+		    r.u.error.kind != GB_RDMA_ERR_CLIENT)
+			return 1;
+		printf("# CLIENT_ERROR %s\n", r.u.error.msg);
+		send_noop(8);
+		return recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP;
+	}
+	if (!strcmp(cmd, "badrkey")) {
+		send_get(argv[0], 9);
+		return expect_disconnect(10000);
+	}
+	if (!strcmp(cmd, "badaddr")) {
+		send_set("badaddr", (uintptr_t)region + region_len - 10, 100, 10);
+		return expect_disconnect(10000);
+	}
+	if (!strcmp(cmd, "badflow")) {
+		send_flow(1);
+		return expect_disconnect(10000);
+	}
+	if (!strcmp(cmd, "overrun")) {
+		/*
+		 * Far beyond the grant: the server stops granting once it
+		 * runs out of our receive credits, so this must overrun.
+		 */
+		unsigned int n = srv_credits * 3 + 10;
+		struct ibv_wc wc[16];
+
+		for (i = 0; i < (int)n; i++) {
+			struct gb_rdma_hdr *h = next_send();
+
+			gb_rdma_hdr_init(h, GB_RDMA_NOOP, 100 + i, 0, 0);
+			send_next++;
+			{
+				struct ibv_sge sge = { (uintptr_t)h, REC,
+						       ring_mr->lkey };
+				struct ibv_send_wr wr = {
+					.wr_id = 2000000 + i, .sg_list = &sge,
+					.num_sge = 1, .opcode = IBV_WR_SEND,
+				};
+				struct ibv_send_wr *bad;
+				double end = now() + 10;
+
+				wr.send_flags = IBV_SEND_SIGNALED;
+				while (ibv_post_send(id->qp, &wr, &bad)) {
+					if (ibv_poll_cq(cq, 16, wc) < 0 ||
+					    now() > end)
+						return expect_disconnect(1000);
+					if (cm_wait(RDMA_CM_EVENT_DISCONNECTED,
+						    1, NULL) == 0)
+						return 0;
+				}
+			}
+		}
+		return expect_disconnect(10000);
+	}
+	if (!strcmp(cmd, "die")) {
+		send_get(argv[0], 11);
+		recv_rec(5000, &r);
+		printf("# exiting with windows held\n");
+		_exit(0);
+	}
+	if (!strcmp(cmd, "hold")) {
+		send_noop(12);
+		if (recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP)
+			return 1;
+		printf("# holding\n");
+		return expect_disconnect(atoi(argv[0]) * 1000);
+	}
+	fprintf(stderr, "unknown command %s\n", cmd);
+	return 2;
+}
