@@ -1,0 +1,1 @@
+BUG:|WARNING:|Oops:|general protection fault|list_(add|del) corruption|refcount_t:|KASAN:|UBSAN:|kernel BUG at|Kernel panic|INFO: task .* blocked for more than|possible circular locking dependency|possible recursive locking detected|Slab cache still has objects
