@@ -40,8 +40,10 @@ struct gb_tcp_conn_info {
  * gb_tcp_conn_walk() - report connections in id order
  * @cursor: in: report connections with id > *@cursor (start with 0);
  *          out: id of the last connection reported
- * @fn:     called for each connection (no locks held, may not sleep
- *          for long); a non-zero return stops the walk and is returned
+ * @fn:     called for each connection under a spinlock (must not sleep,
+ *          e.g. nla_put() into a dump skb); a non-zero return stops the
+ *          walk and is returned (the cursor then names the last
+ *          connection reported successfully)
  * @arg:    passed to @fn
  *
  * Suited to netlink dumps: call again with the updated cursor to resume.
