@@ -61,7 +61,10 @@
  *    (bit i of FLOW.windows returns window i). A value larger than one
  *    window streams through successive windows; with N windows at most N
  *    chunks are in flight, and the server waits for returns when it has
- *    none. A client that never returns windows stalls only itself.
+ *    none. A client that never returns windows stalls only itself. If the
+ *    server cannot read a value after its VALUE was sent, it sends ERROR
+ *    (SERVER_ERROR, same tag) instead of the remaining BULK records and
+ *    continues with the next key.
  *
  * 4. SET
  *
