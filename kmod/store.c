@@ -54,6 +54,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/file.h>
 #include <linux/delay.h>
 #include <linux/jhash.h>
 #include <linux/ktime.h>
@@ -361,6 +362,8 @@ static void gb_drain_frees(void)
 {
 	rcu_barrier();
 	flush_workqueue(gb_free_wq);
+	/* fput() from a kworker is deferred; tail space is freed on release. */
+	flush_delayed_fput();
 }
 
 static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
@@ -1330,10 +1333,34 @@ out:
  *   del KEY                      delete
  *   flush [WHEN]                 flush_all
  *   touch KEY EXPTIME            touch
+ *   hold KEY                     keep a reference on the first head page,
+ *                                like an skb after sendpage()
+ *   release                      drop it
  * Reading the file returns the result of the last command and the stats.
  */
 static DEFINE_MUTEX(gb_dbg_mutex);
 static char gb_dbg_result[128];
+static struct page *gb_dbg_held;
+
+static int gb_dbg_hold(const char *key)
+{
+	struct gb_obj *obj;
+	unsigned int pgoff, seg;
+	struct page *pg;
+	int err;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	err = gb_obj_get_page(obj, 0, &pg, &pgoff, &seg);
+	gb_obj_put(obj);
+	if (err)
+		return err;
+	if (gb_dbg_held)
+		put_page(gb_dbg_held);
+	gb_dbg_held = pg;
+	return 0;
+}
 
 static u8 gb_dbg_byte(u64 i, u32 seed)
 {
@@ -1416,7 +1443,7 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	n = sscanf(buf, "%15s %250s %lld %u %lld", cmd, key, &a, &b, &c);
-	if (n >= 1 && !strcmp(cmd, "flush"))
+	if (n >= 1 && (!strcmp(cmd, "flush") || !strcmp(cmd, "release")))
 		n = sscanf(buf, "%15s %lld", cmd, &a);
 	kfree(buf);
 	mutex_lock(&gb_dbg_mutex);
@@ -1428,6 +1455,13 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = gb_store_delete(key, strlen(key), 0);
 	} else if (n >= 3 && !strcmp(cmd, "touch")) {
 		res = gb_store_touch(key, strlen(key), a);
+	} else if (n >= 2 && !strcmp(cmd, "hold")) {
+		res = gb_dbg_hold(key);
+	} else if (n >= 1 && !strcmp(cmd, "release")) {
+		if (gb_dbg_held)
+			put_page(gb_dbg_held);
+		gb_dbg_held = NULL;
+		res = 0;
 	} else if (n >= 1 && !strcmp(cmd, "flush")) {
 		gb_store_flush(n >= 2 ? a : 0);
 		res = 0;
@@ -1490,6 +1524,9 @@ static void gb_dbg_exit(void)
 {
 	if (IS_ERR_OR_NULL(gb_dbg_dir))
 		return;
+	if (gb_dbg_held)
+		put_page(gb_dbg_held);
+	gb_dbg_held = NULL;
 	debugfs_lookup_and_remove("store", gb_dbg_dir);
 	if (gb_dbg_own_dir)
 		debugfs_remove(gb_dbg_dir);
