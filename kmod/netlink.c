@@ -35,6 +35,7 @@
 #include "listener.h"
 #include "netlink.h"
 #include "store.h"
+#include "tcp.h"
 
 enum gb_nl_mcgrp {
 	GB_NL_MCGRP_EVENTS,
@@ -770,6 +771,56 @@ static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
 	return 0;
 }
 
+/* Adapter from the TCP transport's own walker to struct gb_conn_info. */
+struct gb_nl_tcp_walk_arg {
+	gb_conn_visit_fn fn;
+	void *arg;
+	struct gb_conn_info ci;
+};
+
+static int gb_nl_tcp_visit(const struct gb_tcp_conn_info *ti, void *arg)
+{
+	struct gb_nl_tcp_walk_arg *w = arg;
+	struct gb_conn_info *ci = &w->ci;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->kind = GB_LISTENER_MEMCACHE;
+	ci->listener_id = ti->listener_id;
+	ci->id = ti->id;
+	ci->peer = ti->peer;
+	ci->rx_bytes = ti->bytes_in;
+	ci->tx_bytes = ti->bytes_out;
+	ci->cmds = ti->requests;
+	ci->idle = ti->idle;
+	return w->fn(ci, w->arg);
+}
+
+static int gb_nl_tcp_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
+{
+	struct gb_nl_tcp_walk_arg *w;
+	int err;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->fn = fn;
+	w->arg = arg;
+	err = gb_tcp_conn_walk(cursor, gb_nl_tcp_visit, w);
+	kfree(w);
+	return err;
+}
+
+/* The registered walker of @kind, or the built-in adapter for TCP. */
+static gb_conn_walk_fn gb_nl_get_conn_walk(u32 kind)
+{
+	gb_conn_walk_fn walk = READ_ONCE(gb_nl_conn_walk[kind]);
+
+	if (!walk && kind == GB_LISTENER_MEMCACHE &&
+	    READ_ONCE(gb_listener_ops[GB_LISTENER_MEMCACHE]))
+		walk = gb_nl_tcp_walk;
+	return walk;
+}
+
 static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gb_nl_conn_ctx *ctx = (void *)cb->ctx;
@@ -786,7 +837,7 @@ static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
 		if (filter >= 0 && ctx->kind != filter)
 			continue;
-		walk = READ_ONCE(gb_nl_conn_walk[ctx->kind]);
+		walk = gb_nl_get_conn_walk(ctx->kind);
 		if (!walk)
 			continue;
 		cursor = ctx->last_id;
