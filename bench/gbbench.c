@@ -444,6 +444,8 @@ static void *tp_main(void *arg)
 			w->gets++;
 		}
 	}
+	/* stay alive until the end-of-window CPU snapshot is taken */
+	pthread_barrier_wait(&tp_bar);
 	be->close(c);
 	for (i = 0; i < w->depth; i++)
 		munmap(bufs[i], opt.size);
@@ -490,6 +492,7 @@ static double tp_run(FILE *f, const char *kind, unsigned int qps,
 	gbb_cpu_snap(&ca, opt.watch);
 	sleep_until(tp_win_end);
 	gbb_cpu_snap(&cb, opt.watch);
+	pthread_barrier_wait(&tp_bar);
 	for (i = 0; i < qps; i++) {
 		pthread_join(w[i].th, NULL);
 		bytes += w[i].bytes;
