@@ -31,11 +31,12 @@ static bool mc_tok_is(const struct mc_tok *t, const char *s)
 }
 
 /*
- * strtoull()-like: optional leading whitespace and sign, at least one digit,
- * then the token must end or continue with whitespace. *@neg reports a '-'.
- * Overflow fails (ERANGE).
+ * strtoul()-like scan: optional leading whitespace and sign, at least one
+ * digit, then the token must end or continue with whitespace. Returns the
+ * magnitude in *@mag and the sign in *@neg; fails when the magnitude does
+ * not fit 64 bits.
  */
-static bool mc_strtou64(const char *p, size_t len, u64 *out, bool *neg)
+static bool mc_scan_num(const char *p, size_t len, u64 *mag, bool *neg)
 {
 	const char *end = p + len;
 	u64 v = 0;
@@ -61,18 +62,24 @@ static bool mc_strtou64(const char *p, size_t len, u64 *out, bool *neg)
 		return false;
 	if (p < end && !mc_isspace(*p))
 		return false;
-	*out = *neg ? (u64)0 - v : v;
+	*mag = v;
 	return true;
 }
 
-/* memcached safe_strtoull(): negative input that wraps is rejected. */
+/*
+ * memcached safe_strtoull(): strtoull() wraps "-N" around 2^64; a result
+ * that looks negative as a signed number is rejected when the token holds
+ * a '-' anywhere.
+ */
 static bool mc_u64(const struct mc_tok *t, u64 *out)
 {
+	u64 mag;
 	bool neg;
 
-	if (!mc_strtou64(t->p, t->len, out, &neg))
+	if (!mc_scan_num(t->p, t->len, &mag, &neg))
 		return false;
-	if (neg && (s64)*out < 0)
+	*out = neg ? (u64)0 - mag : mag;
+	if ((s64)*out < 0 && memchr(t->p, '-', t->len))
 		return false;
 	return true;
 }
@@ -88,43 +95,40 @@ static bool mc_u32(const struct mc_tok *t, u32 *out)
 	return true;
 }
 
-/* memcached safe_strtol() into an int32_t. */
+/*
+ * memcached 1.6.18 safe_strtol(): a 64-bit strtol() (only values outside
+ * the s64 range fail) whose result is then truncated to an int32_t.
+ */
 static bool mc_s32(const struct mc_tok *t, s64 *out)
 {
-	u64 v;
-	s64 s;
+	u64 mag, v;
 	bool neg;
 
-	if (!mc_strtou64(t->p, t->len, &v, &neg))
+	if (!mc_scan_num(t->p, t->len, &mag, &neg))
 		return false;
-	if (neg) {
-		if (v != 0 && (u64)0 - v > (u64)1 << 31)
-			return false;
-		s = -(s64)((u64)0 - v);
-	} else {
-		if (v > 0x7fffffffULL)
-			return false;
-		s = (s64)v;
-	}
-	*out = s;
+	if (mag > (neg ? (u64)1 << 63 : ((u64)1 << 63) - 1))
+		return false;
+	v = neg ? (u64)0 - mag : mag;
+	/* Two's complement truncation without implementation-defined casts. */
+	v &= 0xffffffffULL;
+	*out = v & 0x80000000ULL ? (s64)v - ((s64)1 << 32) : (s64)v;
 	return true;
 }
 
-static size_t mc_tokenize(const char *p, size_t len, struct mc_tok *tok,
-			  bool *more)
+/*
+ * Split on ' ' like memcached's tokenize_command(): at most
+ * MC_MAX_TOKENS - 1 tokens are produced; anything after them is ignored
+ * (memcached keeps it only for multigets, which read the raw line).
+ */
+static size_t mc_tokenize(const char *p, size_t len, struct mc_tok *tok)
 {
 	size_t i = 0, n = 0, start;
 
-	*more = false;
-	while (i < len) {
+	while (i < len && n < MC_MAX_TOKENS - 1) {
 		while (i < len && p[i] == ' ')
 			i++;
 		if (i == len)
 			break;
-		if (n == MC_MAX_TOKENS - 1) {
-			*more = true;
-			break;
-		}
 		start = i;
 		while (i < len && p[i] != ' ')
 			i++;
@@ -247,39 +251,50 @@ static int mc_b64_val(char c)
 	return -1;
 }
 
-/* Strict base64 decode (padding required); returns length or -1. */
-static int mc_b64_decode(const char *src, size_t len, char *dst, size_t max)
+/*
+ * Base64 decode like memcached 1.6 (base64.c): bytes outside the alphabet
+ * are skipped, '=' counts as a zero digit and marks padding, the number of
+ * digits must be a non-zero multiple of 4, decoding stops after the first
+ * block holding padding and a block with 3 or 4 pads is an error. Returns
+ * the decoded length, 0 on error (memcached treats an empty result as an
+ * error too).
+ */
+static size_t mc_b64_decode(const char *src, size_t len, char *dst,
+			    size_t max)
 {
-	size_t i, o = 0;
+	size_t i, count = 0, o = 0;
+	int blk[4], pad = 0, v;
 
-	if (len == 0 || len % 4)
-		return -1;
-	for (i = 0; i < len; i += 4) {
-		int v[4], j, pad = 0;
-
-		for (j = 0; j < 4; j++) {
-			char c = src[i + j];
-
-			if (c == '=' && i + 4 == len && j >= 2) {
-				v[j] = 0;
-				pad++;
+	for (i = 0; i < len; i++)
+		if (src[i] == '=' || mc_b64_val(src[i]) >= 0)
+			count++;
+	if (count == 0 || count % 4 || count / 4 * 3 > max)
+		return 0;
+	count = 0;
+	for (i = 0; i < len; i++) {
+		if (src[i] == '=') {
+			v = 0;
+			pad++;
+		} else {
+			v = mc_b64_val(src[i]);
+			if (v < 0)
 				continue;
-			}
-			if (pad)
-				return -1;
-			v[j] = mc_b64_val(c);
-			if (v[j] < 0)
-				return -1;
 		}
-		if (o + 3 - pad > max)
-			return -1;
-		dst[o++] = (char)(v[0] << 2 | v[1] >> 4);
-		if (pad < 2)
-			dst[o++] = (char)((v[1] & 15) << 4 | v[2] >> 2);
-		if (pad < 1)
-			dst[o++] = (char)((v[2] & 3) << 6 | v[3]);
+		blk[count++] = v;
+		if (count < 4)
+			continue;
+		dst[o++] = (char)(blk[0] << 2 | blk[1] >> 4);
+		dst[o++] = (char)((blk[1] & 15) << 4 | blk[2] >> 2);
+		dst[o++] = (char)((blk[2] & 3) << 6 | blk[3]);
+		count = 0;
+		if (pad) {
+			if (pad > 2)
+				return 0;
+			o -= pad;
+			break;
+		}
 	}
-	return (int)o;
+	return o;
 }
 
 size_t mc_b64_encode(const char *src, size_t len, char *dst)
@@ -309,14 +324,30 @@ size_t mc_b64_encode(const char *src, size_t len, char *dst)
 	return o;
 }
 
+/* Decode a base64 meta key into req->keybuf; false if it does not decode. */
+static bool mc_meta_b64(struct mc_req *req, const struct mc_tok *key)
+{
+	size_t kl = mc_b64_decode(key->p, key->len, req->keybuf, MC_KEY_MAX);
+
+	if (!kl)
+		return false;
+	req->key = req->keybuf;
+	req->klen = kl;
+	return true;
+}
+
 /*
  * memcached _meta_flag_preparse(): records the flags in order and parses
- * their tokens. Returns NULL or the error string to send.
+ * their tokens. A duplicate or unknown flag stops at once; other errors are
+ * remembered (the last one wins, like memcached's errstr) and the scan goes
+ * on. A bad F token keeps the previous message (memcached sets no errstr).
+ * Returns NULL or the error string to send.
  */
 static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 				 size_t first, size_t n)
 {
 	const char *err = NULL;
+	bool bad = false;
 	size_t i;
 
 	req->delta = 1;
@@ -343,23 +374,31 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 		switch (c) {
 		case 'b':
 			req->b64 = true;
+			if (!mc_meta_b64(req, &tok[1])) {
+				err = MC_ERR_KEY_DECODE;
+				bad = true;
+			}
 			break;
 		case 'N':
-			if (!mc_s32(&arg, &req->vivify))
+			if (!mc_s32(&arg, &req->vivify)) {
 				err = MC_ERR_BAD_TOKEN;
+				bad = true;
+			}
 			break;
 		case 'T':
-			if (!mc_s32(&arg, &req->exptime))
+			if (!mc_s32(&arg, &req->exptime)) {
 				err = MC_ERR_BAD_TOKEN;
+				bad = true;
+			}
 			req->has_exptime = true;
 			break;
 		case 'R':
-			if (!mc_s32(&arg, &v))
+			if (!mc_s32(&arg, &v)) {
 				err = MC_ERR_BAD_TOKEN;
+				bad = true;
+			}
 			break;
 		case 'O':
-			if (t->len > MC_OPAQUE_MAX)
-				err = MC_ERR_OPAQUE_LONG;
 			req->opaque = t->p;
 			req->olen = t->len;
 			break;
@@ -368,25 +407,33 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 			break;
 		case 'F':
 			if (!mc_u32(&arg, &req->flags))
-				err = MC_ERR_FORMAT;
+				bad = true;
 			break;
 		case 'C':
-			if (!mc_u64(&arg, &req->cas))
+			if (!mc_u64(&arg, &req->cas)) {
 				err = MC_ERR_BAD_TOKEN;
+				bad = true;
+			}
 			break;
 		case 'M':
-			if (t->len != 2)
+			if (t->len != 2) {
 				err = "CLIENT_ERROR incorrect length for M token";
-			else
+				bad = true;
+			} else {
 				req->mode = t->p[1];
+			}
 			break;
 		case 'J':
-			if (!mc_u64(&arg, &req->initial))
+			if (!mc_u64(&arg, &req->initial)) {
 				err = "CLIENT_ERROR invalid numeric initial value";
+				bad = true;
+			}
 			break;
 		case 'D':
-			if (!mc_u64(&arg, &req->delta))
+			if (!mc_u64(&arg, &req->delta)) {
 				err = "CLIENT_ERROR invalid numeric delta value";
+				bad = true;
+			}
 			break;
 		case 'P': case 'L': case 'l': case 'k': case 's': case 't':
 		case 'c': case 'f': case 'v': case 'h': case 'u': case 'I':
@@ -395,44 +442,40 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 			return MC_ERR_BAD_FLAG;
 		}
 	}
-	return err;
-}
-
-static const char *mc_meta_key(struct mc_req *req, const struct mc_tok *key)
-{
-	int kl;
-
-	req->raw_key = key->p;
-	req->raw_klen = key->len;
-	req->key = key->p;
-	req->klen = key->len;
-	if (!req->b64)
-		return NULL;
-	kl = mc_b64_decode(key->p, key->len, req->keybuf, MC_KEY_MAX);
-	if (kl <= 0)
-		return MC_ERR_KEY_DECODE;
-	req->key = req->keybuf;
-	req->klen = kl;
+	if (bad)
+		return err ? err : MC_ERR_FORMAT;
 	return NULL;
 }
 
+/* The O token is checked by each meta command after the flag scan. */
+static const char *mc_meta_opaque(const struct mc_req *req)
+{
+	return req->olen > MC_OPAQUE_MAX ? MC_ERR_OPAQUE_LONG : NULL;
+}
+
 static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
-			  const struct mc_tok *tok, size_t n, bool more)
+			  const struct mc_tok *tok, size_t n)
 {
 	const char *err;
 	size_t first = 2;
 	s64 vlen = 0;
 
+	/* memcached's ntokens is n + 1 (it counts a terminal empty token). */
 	if (n < 2) {
 		mc_set_err(req, MC_ERR_ERROR, false);
 		return;
 	}
-	if (tok[1].len > MC_KEY_MAX) {
+	if (tok[1].len > MC_KEY_MAX || (cmd == MC_CMD_MS && n == 2)) {
 		mc_set_err(req, MC_ERR_FORMAT, false);
 		return;
 	}
+	if (n + 1 > MC_META_TOKENS_MAX) {
+		mc_set_err(req, cmd == MC_CMD_MG ? MC_ERR_FLAGS_LONG_MG :
+			   MC_ERR_FLAGS_LONG, false);
+		return;
+	}
 	if (cmd == MC_CMD_MS) {
-		if (n < 3 || !mc_s32(&tok[2], &vlen) || vlen < 0 ||
+		if (!mc_s32(&tok[2], &vlen) || vlen < 0 ||
 		    vlen > 0x7fffffff - 2) {
 			mc_set_err(req, MC_ERR_FORMAT, false);
 			return;
@@ -440,24 +483,30 @@ static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
 		req->vlen = (u64)vlen;
 		first = 3;
 	}
-	err = more ? MC_ERR_BAD_FLAG : mc_meta_flags(req, tok, first, n);
-	if (!err)
-		err = mc_meta_key(req, &tok[1]);
+	req->raw_key = tok[1].p;
+	req->raw_klen = tok[1].len;
+	req->key = tok[1].p;
+	req->klen = tok[1].len;
+	err = mc_meta_flags(req, tok, first, n);
+	if (err && (cmd == MC_CMD_MD || cmd == MC_CMD_MA))
+		err = MC_ERR_MD_FLAG;
+	if (!err && cmd != MC_CMD_MA)
+		err = mc_meta_opaque(req);
 	if (!err && cmd == MC_CMD_MS) {
 		switch (req->mode) {
-		case 0: case 'S': case 's':
+		case 0: case 'S':
 			req->mode = MC_MS_SET;
 			break;
-		case 'E': case 'e':
+		case 'E':
 			req->mode = MC_MS_ADD;
 			break;
-		case 'A': case 'a':
+		case 'A':
 			req->mode = MC_MS_APPEND;
 			break;
-		case 'P': case 'p':
+		case 'P':
 			req->mode = MC_MS_PREPEND;
 			break;
-		case 'R': case 'r':
+		case 'R':
 			req->mode = MC_MS_REPLACE;
 			break;
 		default:
@@ -466,21 +515,19 @@ static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
 	}
 	if (!err && cmd == MC_CMD_MA) {
 		switch (req->mode) {
-		case 0: case 'I': case 'i': case '+':
+		case 0: case 'I': case '+':
 			req->mode = 0;
 			break;
-		case 'D': case 'd': case '-':
+		case 'D': case '-':
 			req->mode = 1;
 			break;
 		default:
 			err = MC_ERR_MA_MODE;
 		}
+		if (!err)
+			err = mc_meta_opaque(req);
 	}
 	if (err) {
-		if ((cmd == MC_CMD_MD || cmd == MC_CMD_MA) &&
-		    strcmp(err, MC_ERR_KEY_DECODE) &&
-		    strcmp(err, MC_ERR_MA_MODE))
-			err = MC_ERR_MD_FLAG;
 		mc_set_err(req, err, false);
 		if (cmd == MC_CMD_MS)
 			req->vlen_swallow = true;
@@ -489,22 +536,64 @@ static void mc_parse_meta(struct mc_req *req, enum mc_cmd cmd,
 	req->cmd = cmd;
 }
 
+/*
+ * memcached "me <key> [b]": the key must be at most 250 bytes; a "b" third
+ * token means base64 (a key that does not decode is a format error).
+ */
+static void mc_parse_me(struct mc_req *req, const struct mc_tok *tok,
+			size_t n)
+{
+	if (n < 2 || tok[1].len > MC_KEY_MAX) {
+		mc_set_err(req, MC_ERR_FORMAT, false);
+		return;
+	}
+	req->raw_key = tok[1].p;
+	req->raw_klen = tok[1].len;
+	req->key = tok[1].p;
+	req->klen = tok[1].len;
+	if (n >= 3 && mc_tok_is(&tok[2], "b")) {
+		req->b64 = true;
+		if (!mc_meta_b64(req, &tok[1])) {
+			mc_set_err(req, MC_ERR_FORMAT, false);
+			return;
+		}
+	}
+	req->cmd = MC_CMD_ME;
+}
+
+/* memcached closes the connection on an unknown command ending in HTTP/. */
+static bool mc_http(const struct mc_tok *tok, size_t n)
+{
+	const struct mc_tok *last = &tok[n - 1];
+
+	if (strchr("gsacidt", tok[0].p[0]) ||
+	    (tok[0].p[0] == 'm' && tok[0].len == 2))
+		return false;
+	return last->len >= 5 && !memcmp(last->p, "HTTP/", 5);
+}
+
 static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
-			    size_t n, bool more, const char *line_end)
+			    size_t n, const char *line_end)
 {
 	const struct mc_tok *c = &tok[0];
 	/* memcached's ntokens counts a terminal empty token. */
 	size_t nt = n + 1;
 
-	if (n == 0) {
+	/* No valid command is shorter than two bytes. */
+	if (n == 0 || c->len < 2) {
 		mc_set_err(req, MC_ERR_ERROR, false);
 		return;
 	}
 	if (mc_tok_is(c, "get") || mc_tok_is(c, "gets") ||
-	    mc_tok_is(c, "gat") || mc_tok_is(c, "gats")) {
+	    mc_tok_is(c, "gat") || mc_tok_is(c, "gats") ||
+	    mc_tok_is(c, "bget")) {
 		enum mc_cmd cmd = c->len == 3 ? (c->p[1] == 'e' ? MC_CMD_GET :
 						 MC_CMD_GAT) :
 				  (c->p[1] == 'e' ? MC_CMD_GETS : MC_CMD_GATS);
+
+		/* "bget": an old alias of get that memcached still accepts. */
+		if (c->p[0] == 'b')
+			cmd = MC_CMD_GET;
 
 		if (nt < 3) {
 			mc_set_err(req, MC_ERR_ERROR, false);
@@ -516,31 +605,26 @@ static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
 	if (c->len == 2 && c->p[0] == 'm') {
 		switch (c->p[1]) {
 		case 'g':
-			mc_parse_meta(req, MC_CMD_MG, tok, n, more);
+			mc_parse_meta(req, MC_CMD_MG, tok, n);
 			return;
 		case 's':
-			mc_parse_meta(req, MC_CMD_MS, tok, n, more);
+			mc_parse_meta(req, MC_CMD_MS, tok, n);
 			return;
 		case 'd':
-			mc_parse_meta(req, MC_CMD_MD, tok, n, more);
+			mc_parse_meta(req, MC_CMD_MD, tok, n);
 			return;
 		case 'a':
-			mc_parse_meta(req, MC_CMD_MA, tok, n, more);
+			mc_parse_meta(req, MC_CMD_MA, tok, n);
 			return;
 		case 'n':
 			req->cmd = MC_CMD_MN;
 			return;
 		case 'e':
-			if (n < 2) {
-				mc_set_err(req, MC_ERR_FORMAT, false);
-				return;
-			}
-			req->cmd = MC_CMD_ME;
-			req->key = tok[1].p;
-			req->klen = tok[1].len > MC_KEY_MAX ? MC_KEY_MAX :
-				    tok[1].len;
+			mc_parse_me(req, tok, n);
 			return;
 		}
+		mc_set_err(req, MC_ERR_ERROR, false);
+		return;
 	}
 	if (mc_tok_is(c, "set")) {
 		mc_parse_storage(req, MC_CMD_SET, tok, n);
@@ -626,10 +710,7 @@ static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
 		}
 		req->cmd = MC_CMD_FLUSH_ALL;
 	} else if (mc_tok_is(c, "version")) {
-		if (nt != 2) {
-			mc_set_err(req, MC_ERR_ERROR, false);
-			return;
-		}
+		/* memcached ignores any further tokens. */
 		req->cmd = MC_CMD_VERSION;
 	} else if (mc_tok_is(c, "verbosity")) {
 		if (nt != 3 && nt != 4) {
@@ -652,10 +733,9 @@ static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
 				mc_set_err(req, MC_ERR_STATS_DETAIL, false);
 		}
 	} else if (mc_tok_is(c, "quit")) {
-		if (nt != 2) {
-			mc_set_err(req, MC_ERR_ERROR, false);
-			return;
-		}
+		req->cmd = MC_CMD_QUIT;
+	} else if (mc_http(tok, n)) {
+		/* An HTTP request line: memcached just closes. */
 		req->cmd = MC_CMD_QUIT;
 	} else {
 		mc_set_err(req, MC_ERR_ERROR, false);
@@ -667,8 +747,8 @@ int mc_parse(const char *buf, size_t len, struct mc_req *req)
 	struct mc_tok tok[MC_MAX_TOKENS];
 	size_t scan = len < MC_LINE_MAX_GET ? len : MC_LINE_MAX_GET;
 	const char *nl = memchr(buf, '\n', scan);
+	const char *nul;
 	size_t line, n;
-	bool more;
 
 	if (!nl) {
 		const char *p = buf;
@@ -689,8 +769,12 @@ int mc_parse(const char *buf, size_t len, struct mc_req *req)
 	line = nl - buf;
 	if (line > 0 && buf[line - 1] == '\r')
 		line--;
-	n = mc_tokenize(buf, line, tok, &more);
-	mc_parse_tokens(req, tok, n, more, buf + line);
+	/* memcached sees the line as a C string: a NUL byte ends it. */
+	nul = memchr(buf, '\0', line);
+	if (nul)
+		line = nul - buf;
+	n = mc_tokenize(buf, line, tok);
+	mc_parse_tokens(req, tok, n, buf + line);
 	return (int)(nl - buf + 1);
 }
 

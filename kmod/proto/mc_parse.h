@@ -47,6 +47,8 @@
 #define MC_LINE_MAX_GET		16384
 #define MC_OPAQUE_MAX		32
 #define MC_META_FLAGS_MAX	24
+/* memcached MFLAG_MAX_OPT_LENGTH: most tokens (+1 terminal) a meta line has */
+#define MC_META_TOKENS_MAX	20
 
 #define MC_PARSE_MORE		0
 #define MC_PARSE_CLOSE		(-1)
@@ -99,6 +101,8 @@ enum mc_cmd {
 #define MC_ERR_MS_MODE		"CLIENT_ERROR invalid mode for ms M token"
 #define MC_ERR_MA_MODE		"CLIENT_ERROR invalid mode for ma M token"
 #define MC_ERR_MD_FLAG		"CLIENT_ERROR invalid or duplicate flag"
+#define MC_ERR_FLAGS_LONG_MG	"CLIENT_ERROR options flags are too long"
+#define MC_ERR_FLAGS_LONG	"CLIENT_ERROR options flags too long"
 #define MC_ERR_STATS_DETAIL	"CLIENT_ERROR usage: stats detail on|off|dump"
 
 /* Meta set modes (ms M token) and arithmetic modes (ma M token). */

@@ -170,9 +170,13 @@ static void t_terminators(void)
 	expect_err("GET foo\r\n", MC_ERR_ERROR, 0);
 	expect_err("get\tfoo\r\n", MC_ERR_ERROR, 0);
 	expect_err("bogus\r\n", MC_ERR_ERROR, 0);
-	/* a NUL byte inside the line is just a byte */
+	/* memcached reads the line as a C string: a NUL byte ends it */
 	CHECK(parse_n("get a\0b\r\n", 9) == 9 && req.cmd == MC_CMD_GET &&
-	      req.klen == 3);
+	      req.klen == 1);
+	CHECK(parse_n("set k 0 0 1\0x\r\n", 15) == 15 &&
+	      req.cmd == MC_CMD_SET && req.vlen == 1);
+	CHECK(parse_n("\0set k 0 0 1\r\n", 14) == 14 &&
+	      req.cmd == MC_CMD_ERROR);
 }
 
 static void t_storage(void)
@@ -211,7 +215,20 @@ static void t_storage(void)
 	expect_err("set k 0 abc 1\r\n", MC_ERR_FORMAT, 0);
 	expect_err("set k 0 0 abc\r\n", MC_ERR_FORMAT, 0);
 	expect_err("set k 0 0 3x\r\n", MC_ERR_FORMAT, 0);
-	expect_err("set k 0 2147483648 1\r\n", MC_ERR_FORMAT, 0);
+	/* safe_strtol(): 64-bit strtol() truncated to int32 (1.6.18) */
+	CHECK(parse_cmd("set k 0 2147483648 1\r\n", MC_CMD_SET) &&
+	      req.exptime == -2147483648LL);
+	CHECK(parse_cmd("set k 0 -2147483649 1\r\n", MC_CMD_SET) &&
+	      req.exptime == 2147483647);
+	CHECK(parse_cmd("set k 0 -4294967295 1\r\n", MC_CMD_SET) &&
+	      req.exptime == 1);
+	CHECK(parse_cmd("set k 0 0 4294967297\r\n", MC_CMD_SET) &&
+	      req.vlen == 1);
+	CHECK(parse_cmd("set k 0 -9223372036854775808 1\r\n", MC_CMD_SET) &&
+	      req.exptime == 0);
+	expect_err("set k 0 9223372036854775808 1\r\n", MC_ERR_FORMAT, 0);
+	expect_err("set k 0 -9223372036854775809 1\r\n", MC_ERR_FORMAT, 0);
+	expect_err("touch k 9223372036854775808\r\n", MC_ERR_EXPTIME, 0);
 	expect_err("set k 18446744073709551616 0 1\r\n", MC_ERR_FORMAT, 0);
 	expect_err("set k 0 0 4294967295\r\n", MC_ERR_FORMAT, 0);
 	expect_err("set k 0 0 2147483646\r\n", MC_ERR_FORMAT, 0);
@@ -381,6 +398,24 @@ static void t_misc(void)
 	CHECK(parse_cmd("quit now\r\n", MC_CMD_QUIT));
 	CHECK(parse_cmd("mn\r\n", MC_CMD_MN));
 	CHECK(parse_cmd("me k\r\n", MC_CMD_ME) && key_eq("k"));
+	CHECK(parse_cmd("me k x\r\n", MC_CMD_ME) && key_eq("k") && !req.b64);
+	CHECK(parse_cmd("me Zm9v b\r\n", MC_CMD_ME) && key_eq("foo") &&
+	      req.b64);
+	expect_err("me\r\n", MC_ERR_FORMAT, 0);
+	expect_err("me !! b\r\n", MC_ERR_FORMAT, 0);
+	{
+		char line[300];
+
+		memset(line, 'x', sizeof(line));
+		memcpy(line, "me ", 3);
+		memcpy(line + 254, "\r\n", 3);
+		expect_err(line, MC_ERR_FORMAT, 0);
+	}
+	/* an HTTP request line closes the connection */
+	CHECK(parse_cmd("GET / HTTP/1.1\r\n", MC_CMD_QUIT));
+	CHECK(parse_cmd("xyz a HTTP/1.0\r\n", MC_CMD_QUIT));
+	expect_err("sometext HTTP/1.0\r\n", MC_ERR_ERROR, 0);
+	CHECK(parse_cmd("bget k\r\n", MC_CMD_GET) && key_eq("k"));
 	expect_err("m\r\n", MC_ERR_ERROR, 0);
 	expect_err("mx k\r\n", MC_ERR_ERROR, 0);
 	expect_err("mgg k\r\n", MC_ERR_ERROR, 0);
@@ -453,8 +488,42 @@ static void t_meta(void)
 	CHECK(parse_cmd("ms k 0 ME\r\n", MC_CMD_MS) && req.mode == MC_MS_ADD);
 	CHECK(parse_cmd("ms k 0 MP\r\n", MC_CMD_MS) &&
 	      req.mode == MC_MS_PREPEND);
-	CHECK(parse_cmd("ms k 0 Mr\r\n", MC_CMD_MS) &&
+	CHECK(parse_cmd("ms k 0 MR\r\n", MC_CMD_MS) &&
 	      req.mode == MC_MS_REPLACE);
+	/* 1.6.18 only knows upper case modes */
+	expect_err("ms k 0 Mr\r\n", MC_ERR_MS_MODE, 0);
+	CHECK(req.vlen_swallow && req.vlen == 0);
+	expect_err("ma k Mi\r\n", MC_ERR_MA_MODE, 0);
+	expect_err("ma k Md\r\n", MC_ERR_MA_MODE, 0);
+	CHECK(parse_cmd("ma k M-\r\n", MC_CMD_MA) && req.mode == 1);
+	CHECK(parse_cmd("ma k MI\r\n", MC_CMD_MA) && req.mode == 0);
+	/* token limit: 20 including the terminal one, per command message */
+	expect_err("mg k a b c d e f g h i j k l m n o p q r\r\n",
+		   "CLIENT_ERROR options flags are too long", 0);
+	expect_err("mg k a b c d e f g h i j k l m n o p q\r\n",
+		   MC_ERR_BAD_FLAG, 0);
+	expect_err("ms k 1 a b c d e f g h i j k l m n o p q\r\n",
+		   "CLIENT_ERROR options flags too long", 0);
+	CHECK(!req.vlen_swallow);
+	expect_err("ms k a b c d e f g h i j k l m n o p q r\r\n",
+		   "CLIENT_ERROR options flags too long", 0);
+	expect_err("md k a b c d e f g h i j k l m n o p q r\r\n",
+		   "CLIENT_ERROR options flags too long", 0);
+	expect_err("ma k a b c d e f g h i j k l m n o p q r\r\n",
+		   "CLIENT_ERROR options flags too long", 0);
+	/* lenient base64 like memcached: junk skipped, stop after padding */
+	CHECK(parse_cmd("mg Z=9v b v\r\n", MC_CMD_MG) && req.klen == 2 &&
+	      !memcmp(req.key, "d\x0f", 2));
+	CHECK(parse_cmd("mg Zm9v! b v\r\n", MC_CMD_MG) && key_eq("foo"));
+	CHECK(parse_cmd("mg Z!m9v b v\r\n", MC_CMD_MG) && key_eq("foo"));
+	CHECK(parse_cmd("mg Zg==Zm9v b\r\n", MC_CMD_MG) && key_eq("f"));
+	expect_err("mg A=== b\r\n", MC_ERR_KEY_DECODE, 0);
+	expect_err("mg !!!! b\r\n", MC_ERR_KEY_DECODE, 0);
+	/* the last error wins, in token order */
+	expect_err("mg Zm9 Tabc b\r\n", MC_ERR_KEY_DECODE, 0);
+	expect_err("mg Zm9 b Tabc\r\n", MC_ERR_BAD_TOKEN, 0);
+	expect_err("mg k Tabc Fx\r\n", MC_ERR_BAD_TOKEN, 0);
+	expect_err("mg k Fx\r\n", MC_ERR_FORMAT, 0);
 	CHECK(parse_cmd("ms k 1 C123 I q\r\n", MC_CMD_MS) && req.cas == 123 &&
 	      req.noreply && req.mflags & MC_MF('I'));
 	expect_err("ms k\r\n", MC_ERR_FORMAT, 0);
