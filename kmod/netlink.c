@@ -34,6 +34,7 @@
 #include "goblin.h"
 #include "listener.h"
 #include "netlink.h"
+#include "rdma.h"
 #include "store.h"
 #include "tcp.h"
 
@@ -389,6 +390,9 @@ struct gb_nl_lsum {
 	u64 conns;
 	u64 conns_total;
 	u64 refused;
+	struct gb_tcp_totals tcp;
+	struct gb_rdma_stats rdma;
+	u64 rdma_errors;
 };
 
 static int gb_nl_lsum_visit(const struct gb_listener_info *li, void *arg)
@@ -416,6 +420,10 @@ static void gb_nl_listener_sum(struct gb_nl_lsum *sum)
 		cursor = 0;
 		ops->walk(&cursor, gb_nl_lsum_visit, sum);
 	}
+	gb_tcp_get_totals(&sum->tcp);
+	gb_rdma_get_stats(&sum->rdma, NULL);
+	for (kind = 0; kind < GB_RDMA_E_NR; kind++)
+		sum->rdma_errors += sum->rdma.errors[kind];
 }
 
 static int gb_nl_put_stat(struct sk_buff *skb, int type, u64 val)
@@ -467,6 +475,16 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		{ GOBLIN_STATS_A_REFUSED, sum->refused },
 		{ GOBLIN_STATS_A_PAGES_QUARANTINED, st->pages_quarantined },
 		{ GOBLIN_STATS_A_QUARANTINED_TOTAL, st->quarantined_total },
+		{ GOBLIN_STATS_A_TCP_BYTES_IN, sum->tcp.bytes_read },
+		{ GOBLIN_STATS_A_TCP_BYTES_OUT, sum->tcp.bytes_written },
+		{ GOBLIN_STATS_A_TCP_REJECTED, sum->tcp.rejected },
+		{ GOBLIN_STATS_A_RDMA_REQUESTS, sum->rdma.requests },
+		{ GOBLIN_STATS_A_RDMA_HITS, sum->rdma.hits },
+		{ GOBLIN_STATS_A_RDMA_MISSES, sum->rdma.misses },
+		{ GOBLIN_STATS_A_RDMA_SETS, sum->rdma.sets },
+		{ GOBLIN_STATS_A_RDMA_BYTES_WRITTEN, sum->rdma.bytes_written },
+		{ GOBLIN_STATS_A_RDMA_BYTES_READ, sum->rdma.bytes_read },
+		{ GOBLIN_STATS_A_RDMA_ERRORS, sum->rdma_errors },
 	};
 	struct nlattr *nest;
 	int i;

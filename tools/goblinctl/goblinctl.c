@@ -949,6 +949,16 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_REFUSED] = "refused",
 	[GOBLIN_STATS_A_PAGES_QUARANTINED] = "pages_quarantined",
 	[GOBLIN_STATS_A_QUARANTINED_TOTAL] = "quarantined_total",
+	[GOBLIN_STATS_A_TCP_BYTES_IN] = "tcp_bytes_in",
+	[GOBLIN_STATS_A_TCP_BYTES_OUT] = "tcp_bytes_out",
+	[GOBLIN_STATS_A_TCP_REJECTED] = "tcp_rejected",
+	[GOBLIN_STATS_A_RDMA_REQUESTS] = "rdma_requests",
+	[GOBLIN_STATS_A_RDMA_HITS] = "rdma_hits",
+	[GOBLIN_STATS_A_RDMA_MISSES] = "rdma_misses",
+	[GOBLIN_STATS_A_RDMA_SETS] = "rdma_sets",
+	[GOBLIN_STATS_A_RDMA_BYTES_WRITTEN] = "rdma_bytes_written",
+	[GOBLIN_STATS_A_RDMA_BYTES_READ] = "rdma_bytes_read",
+	[GOBLIN_STATS_A_RDMA_ERRORS] = "rdma_errors",
 };
 
 static int parse_stats(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
