@@ -207,7 +207,7 @@ static void fmt_size(char *buf, size_t len, uint64_t v)
 			snprintf(buf, len, "%" PRIu64 "%c", v / unit, units[i]);
 			return;
 		}
-		if (v >= unit * 10) {
+		if (v >= unit) {
 			snprintf(buf, len, "%.1f%c", (double)v / unit, units[i]);
 			return;
 		}
@@ -389,6 +389,17 @@ static void human_kv(const struct rec *r)
 	}
 }
 
+/* One table cell: width > 0 left-aligns, < 0 right-aligns. */
+static void table_cell(const char *text, int width, bool last)
+{
+	if (width > 0 && last)
+		printf("%s\n", text);
+	else if (width > 0)
+		printf("%-*s  ", width, text);
+	else
+		printf("%*s%s", -width, text, last ? "\n" : "  ");
+}
+
 /* Human output: a table with the given columns (field names). */
 static void human_table(const struct recs *rs, const char *const *cols)
 {
@@ -414,16 +425,23 @@ static void human_table(const struct recs *rs, const char *const *cols)
 				w[c] = l;
 		}
 	}
+	/* Numbers are right-aligned, text left-aligned. */
+	for (c = 0; c < nc; c++) {
+		const struct field *f = NULL;
+
+		for (i = 0; i < rs->n && !f; i++)
+			f = rec_get(rs->r[i], cols[c]);
+		if (f && f->type != F_STR && f->type != F_BIN &&
+		    f->type != F_BOOL)
+			w[c] = -w[c];
+	}
 	for (c = 0; c < nc; c++) {
 		int k;
 
 		for (k = 0; cols[c][k]; k++)
 			buf[k] = toupper((unsigned char)cols[c][k]);
 		buf[k] = '\0';
-		if (c + 1 < nc)
-			printf("%-*s  ", w[c], buf);
-		else
-			printf("%s\n", buf);
+		table_cell(buf, w[c], c + 1 == nc);
 	}
 	for (i = 0; i < rs->n; i++) {
 		for (c = 0; c < nc; c++) {
@@ -433,10 +451,7 @@ static void human_table(const struct recs *rs, const char *const *cols)
 				fmt_field(buf, sizeof(buf), f);
 			else
 				strcpy(buf, "-");
-			if (c + 1 < nc)
-				printf("%-*s  ", w[c], buf);
-			else
-				printf("%s\n", buf);
+			table_cell(buf, w[c], c + 1 == nc);
 		}
 	}
 	free(w);
