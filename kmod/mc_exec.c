@@ -74,6 +74,16 @@ static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
 	return o;
 }
 
+/*
+ * The version we announce: the memcached protocol level first (clients such
+ * as memccapable gate 1.6 behaviour, e.g. "version foo" answering VERSION,
+ * on it), then our own version.
+ */
+#define GB_MC_VERSION	"1.6.18-goblin-" GB_VERSION
+
+/* memcached's item header plus "\r\n" (for "me" size=). */
+#define GB_MC_ITEM_HDR	59
+
 /* Longest meta header: "VA " + 20 + flags; keys may be base64 (344). */
 #define GB_META_HDR	(3 * MC_META_FLAGS_MAX * 24 + 2 * 344 + 64)
 
@@ -169,7 +179,7 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   (s64)(ktime_get_boottime_seconds() - gb_mc_started));
 	gb_mc_stat(buf, size, &off, "time", "%lld",
 		   (s64)ktime_get_real_seconds());
-	gb_mc_stat(buf, size, &off, "version", "%s", GB_VERSION);
+	gb_mc_stat(buf, size, &off, "version", "%s", GB_MC_VERSION);
 	gb_mc_stat(buf, size, &off, "pointer_size", "%d",
 		   (int)(8 * sizeof(void *)));
 	gb_mc_stat(buf, size, &off, "max_connections", "%u", tt.max_conns);
@@ -457,6 +467,45 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 	return ret;
 }
 
+/*
+ * "me <key>": memcached's debug line. Fields the store does not track are
+ * constant (la=0, fetch=no, cls=1); exp uses memcached's formula (now -
+ * exptime, -1 when immortal) and size its item size estimate.
+ */
+static int gb_mc_me(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	struct gb_obj *obj;
+	char *buf;
+	size_t o;
+	int err;
+
+	atomic64_inc(&gb_mc_cmd_meta);
+	obj = gb_store_get(req->key, req->klen);
+	if (!obj)
+		return gb_text(sink, "EN\r\n", 4);
+	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
+	if (!buf) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	memcpy(buf, "ME ", 3);
+	o = 3;
+	if (req->b64) {
+		o += mc_b64_encode(obj->key, obj->klen, buf + o);
+	} else {
+		memcpy(buf + o, obj->key, obj->klen);
+		o += obj->klen;
+	}
+	o += scnprintf(buf + o, GB_META_HDR - o,
+		       " exp=%lld la=0 cas=%llu fetch=no cls=1 size=%llu\r\n",
+		       obj->exptime ? gb_now() - obj->exptime : -1LL, obj->cas,
+		       obj->len + obj->klen + GB_MC_ITEM_HDR);
+	gb_obj_put(obj);
+	err = gb_text(sink, buf, o);
+	kfree(buf);
+	return err;
+}
+
 static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
 {
 	u64 result, cas;
@@ -529,7 +578,7 @@ int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
 			ret = gb_line(sink, "OK");
 		break;
 	case MC_CMD_VERSION:
-		ret = gb_line(sink, "VERSION " GB_VERSION);
+		ret = gb_line(sink, "VERSION " GB_MC_VERSION);
 		break;
 	case MC_CMD_VERBOSITY:
 		if (!req->noreply)
@@ -553,7 +602,7 @@ int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
 		ret = gb_text(sink, "MN\r\n", 4);
 		break;
 	case MC_CMD_ME:
-		ret = gb_text(sink, "EN\r\n", 4);
+		ret = gb_mc_me(req, sink);
 		break;
 	default:
 		/* Storage commands never come here. */
@@ -632,8 +681,16 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 	      gb_mc_abs(req->exptime);
 	obj = gb_obj_alloc(req->key, req->klen, req->flags, abs, req->vlen);
 	if (IS_ERR(obj)) {
-		op->err = PTR_ERR(obj) == -E2BIG ? MC_ERR_TOO_LARGE :
-			  MC_ERR_NO_MEMORY;
+		/*
+		 * -EINVAL: the store refuses keys with control bytes (see
+		 * Documentation/memcache.rst); memcached would store them.
+		 */
+		if (PTR_ERR(obj) == -EINVAL)
+			op->err = MC_ERR_FORMAT;
+		else if (PTR_ERR(obj) == -E2BIG)
+			op->err = MC_ERR_TOO_LARGE;
+		else
+			op->err = MC_ERR_NO_MEMORY;
 		/* memcached: classic errors obey noreply, meta always show. */
 		op->err_quiet = req->cmd != MC_CMD_MS && req->noreply;
 		/* Never leave a stale value behind a failed SET. */

@@ -925,24 +925,75 @@ int gb_store_delete(const char *key, size_t klen, u64 cas)
 	return res;
 }
 
-/* Parse a memcached counter: 1..20 digits, optional trailing spaces. */
-static int gb_parse_counter(const char *s, size_t len, u64 *val)
-{
-	u64 v = 0;
-	size_t i = 0;
+/*
+ * memcached only does arithmetic on items below its slab chunk limit (512 KiB
+ * including a ~59 byte header and the key); larger ones are "non-numeric".
+ */
+#define GB_ARITH_ITEM_MAX	(512 * 1024)
+#define GB_ARITH_ITEM_HDR	59
 
-	if (!len || len > 20)
-		return -EINVAL;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-		if (check_mul_overflow(v, (u64)10, &v) ||
-		    check_add_overflow(v, (u64)(s[i] - '0'), &v))
-			return -EINVAL;
+/*
+ * Parse a counter like memcached's safe_strtoull() on the item data (the
+ * value followed by "\r\n"): leading whitespace, an optional sign, 1..20
+ * digits, then whitespace or the end of the value. A result that is
+ * negative as an s64 is refused when the value holds a '-'.
+ */
+static int gb_parse_counter(struct gb_obj *obj, u64 *val)
+{
+	enum { SPACE, SIGN, DIGITS, DONE } st = SPACE;
+	bool neg = false, digits = false;
+	u64 off = 0, v = 0;
+	char buf[64];
+	size_t i, n;
+	int err;
+
+	while (st != DONE && off < obj->len) {
+		n = min_t(u64, sizeof(buf), obj->len - off);
+		err = gb_obj_read(obj, off, buf, n);
+		if (err)
+			return err;
+		for (i = 0; i < n && st != DONE; i++) {
+			char c = buf[i];
+
+			if (st == SPACE && (c == ' ' || (c >= '\t' && c <= '\r')))
+				continue;
+			if (st == SPACE && (c == '+' || c == '-')) {
+				neg = c == '-';
+				st = SIGN;
+				continue;
+			}
+			if (c >= '0' && c <= '9') {
+				if (check_mul_overflow(v, (u64)10, &v) ||
+				    check_add_overflow(v, (u64)(c - '0'), &v))
+					return -EINVAL;
+				digits = true;
+				st = DIGITS;
+				continue;
+			}
+			/* The number must be followed by whitespace. */
+			if (!digits || !(c == ' ' || (c >= '\t' && c <= '\r')))
+				return -EINVAL;
+			st = DONE;
+		}
+		off += n;
 	}
-	if (!i)
+	if (!digits)
 		return -EINVAL;
-	for (; i < len; i++)
-		if (s[i] != ' ')
+	if (neg)
+		v = 0 - v;
+	if ((s64)v < 0) {
+		/* memcached: strchr(value, '-') */
+		if (neg)
 			return -EINVAL;
+		for (off = 0; off < obj->len; off += n) {
+			n = min_t(u64, sizeof(buf), obj->len - off);
+			err = gb_obj_read(obj, off, buf, n);
+			if (err)
+				return err;
+			if (memchr(buf, '-', n))
+				return -EINVAL;
+		}
+	}
 	*val = v;
 	return 0;
 }
@@ -956,8 +1007,11 @@ static int gb_parse_counter(const char *s, size_t len, u64 *val)
  * @result:  new value
  * @cas_out: CAS unique of the new object (may be NULL)
  *
- * The new value is stored as a new object holding its decimal string
- * (flags and exptime kept). incr wraps at 2^64, decr stops at 0.
+ * The counter is parsed like memcached 1.6 (leading whitespace, a number
+ * followed by whitespace or the end). The new value is stored as a new
+ * object holding its decimal string, padded with spaces to the old length
+ * when shorter (memcached rewrites the item in place); flags and exptime
+ * are kept. incr wraps at 2^64, decr stops at 0.
  *
  * Return: GB_STORED, GB_NOT_FOUND, -EINVAL (not a number) or -errno.
  */
@@ -965,9 +1019,9 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		   u64 *result, u64 *cas_out)
 {
 	struct gb_obj *old, *obj;
-	char buf[24];
+	char buf[64];
 	int why, res = -EAGAIN, tries, n;
-	u64 v;
+	u64 v, len, off;
 
 	for (tries = 0; tries < 16 && res == -EAGAIN; tries++) {
 		old = gb_lookup(key, klen, &why);
@@ -975,9 +1029,11 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 			res = GB_NOT_FOUND;
 			break;
 		}
-		res = old->len <= 20 ? gb_obj_read(old, 0, buf, old->len) : -EINVAL;
-		if (!res)
-			res = gb_parse_counter(buf, old->len, &v);
+		if (!old->len ||
+		    old->len + klen + GB_ARITH_ITEM_HDR > GB_ARITH_ITEM_MAX)
+			res = -EINVAL;
+		else
+			res = gb_parse_counter(old, &v);
 		if (res) {
 			gb_obj_put(old);
 			break;
@@ -987,14 +1043,19 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		else
 			v += delta;
 		n = snprintf(buf, sizeof(buf), "%llu", v);
+		len = max_t(u64, n, old->len);
 		obj = gb_obj_alloc(key, klen, old->flags,
-				   READ_ONCE(old->exptime), n);
+				   READ_ONCE(old->exptime), len);
 		if (IS_ERR(obj)) {
 			gb_obj_put(old);
 			res = PTR_ERR(obj);
 			break;
 		}
 		res = gb_obj_write(obj, 0, buf, n);
+		memset(buf, ' ', sizeof(buf));
+		for (off = n; !res && off < len; off += sizeof(buf))
+			res = gb_obj_write(obj, off, buf,
+					   min_t(u64, sizeof(buf), len - off));
 		if (res) {
 			gb_obj_put(obj);
 			gb_obj_put(old);

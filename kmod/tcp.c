@@ -41,6 +41,7 @@
 #include "listener.h"
 #include "store.h"
 #include "mc_exec.h"
+#include "netlink.h"
 #include "tcp.h"
 
 #define GB_RBUF_SIZE	MC_LINE_MAX_GET
@@ -50,7 +51,8 @@
 #define GB_WORK_BUDGET	64
 #define GB_BACKLOG	1024
 
-static const char gb_too_many[] = "SERVER_ERROR Too many open connections\r\n";
+/* memcached's refusal when maxconns is reached (maxconns_fast). */
+static const char gb_too_many[] = "ERROR Too many open connections\r\n";
 
 struct gb_tcp_listener {
 	struct list_head node;
@@ -89,6 +91,7 @@ struct gb_tcp_conn {
 	int cpu;
 	u64 id;
 	bool kill;
+	struct sockaddr_storage peer;	/* for the close event */
 	struct gb_mc_sink sink;
 
 	char *rbuf;
@@ -381,6 +384,7 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	spin_unlock(&gb_tcp_lock);
 	/* Nobody can queue us any more; drop a pending re-queue. */
 	cancel_work(&c->work);
+	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
 
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
@@ -493,6 +497,8 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	INIT_WORK(&c->work, gb_conn_work);
 	c->last_rx = jiffies;
 	c->started = ktime_get_boottime_seconds();
+	if (kernel_getpeername(s, (struct sockaddr *)&c->peer) < 0)
+		c->peer.ss_family = AF_UNSPEC;
 	tcp_sock_set_nodelay(sk);
 
 	spin_lock(&gb_tcp_lock);
@@ -501,6 +507,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	list_add_tail(&c->node, &gb_tcp_conns);
 	spin_unlock(&gb_tcp_lock);
 	atomic64_inc(&gb_tcp_total);
+	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	c->saved_data_ready = sk->sk_data_ready;
@@ -657,6 +664,7 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 		queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
 	queue_work(gb_tcp_wq, &l->accept_work);
 	mutex_unlock(&gb_tcp_mutex);
+	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
 	return 0;
 
 release:
@@ -707,6 +715,7 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	spin_lock(&gb_tcp_lock);
 	list_del(&l->node);
 	spin_unlock(&gb_tcp_lock);
+	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
 	kfree(l);
 }
 
