@@ -25,20 +25,60 @@
  * Page ownership on the GET path
  * ------------------------------
  * A chunk of a value is described by a window slot (struct gb_rdma_win):
- * for every segment, gb_obj_get_page() hands us a page reference, which we
- * DMA-map (DMA_TO_DEVICE) and point a WRITE sge at; no byte is copied. The
- * WRITEs are unsignaled and chained in front of the signaled BULK SEND of
- * the same tx. The slot stays "busy" - pages referenced and mapped - until
- * that SEND's completion (success or flush) is reaped by conn->work, which
- * unmaps and put_page()s every segment. The gb_obj reference taken by
- * gb_store_get() travels with the request while chunks are produced and is
- * handed to the tx of the value's last chunk, so it too is dropped only at
- * the SEND completion. RC completes send WRs in order, so when the last
- * chunk's SEND completes, every earlier WRITE of the value is done. If the
- * QP fails, ib_drain_qp() in conn->release guarantees every posted WR has
- * completed (flushed) before the leftovers are released. A window slot is
- * reused only when it is neither busy nor held by the client (returned by a
- * FLOW record).
+ * for every segment, gb_obj_get_page() hands us a page reference, which
+ * goes into the slot's scatterlist; no byte is copied. The chunk is moved
+ * with the kernel's generic R/W API (rdma/rw.h): rdma_rw_ctx_init() maps
+ * the scatterlist (DMA_TO_DEVICE) and either points WRITE sges at it with
+ * the PD's local DMA lkey or, when the device (or ib_core's force_mr
+ * parameter) asks for it, registers it with fast-registration MRs from the
+ * QP's MR pool. rdma_rw_ctx_wrs() returns the WRITE chain (with any
+ * invalidate/register WRs in front), to which the BULK SEND is appended;
+ * only that SEND is signaled. The slot stays "busy" - rw ctx alive, pages
+ * referenced - until that SEND's completion (success or flush) is reaped by
+ * conn->work, which destroys the rw ctx (MRs back to the pool, scatterlist
+ * unmapped) and only then put_page()s every segment. The gb_obj reference
+ * taken by gb_store_get() travels with the request while chunks are
+ * produced and is handed to the tx of the value's last chunk, so it too is
+ * dropped only at the SEND completion. RC completes send WRs in order, so
+ * when the last chunk's SEND completes, every earlier WRITE of the value
+ * is done. If the QP fails, ib_drain_qp() in conn->release guarantees
+ * every posted WR has completed (flushed) before the leftovers are
+ * released. A window slot is reused only when it is neither busy nor held
+ * by the client (returned by a FLOW record).
+ *
+ * A chunk's scatterlist is kept registrable as one page list: only its
+ * first entry may start inside a page and only its last may end inside
+ * one; a chunk stops early at such a boundary (never with a page-multiple
+ * ram_head) and the BULK record carries its real length.
+ *
+ * SET
+ * ---
+ * The value is pulled with rdma_rw_ctx_init(DMA_FROM_DEVICE) in pieces of
+ * up to GB_RDMA_READ_MAX bytes, one READ context at a time. The part of the
+ * value held in head pages is read straight into those pages: they belong
+ * to the new, unpublished object (gb_obj_alloc()), nobody else can see
+ * them until gb_store_commit(), and gb_obj_get_page() gives us a reference
+ * for the duration of the READ. The tail part lives in the tail file's
+ * page cache, which must be written through the file (dirty tracking), so
+ * it is READ into a per-connection bounce buffer and copied with
+ * gb_obj_write(). The store API does not expose an object's head length;
+ * it is min(bytes, ram_head), ram_head being sampled before and after
+ * gb_obj_alloc() - if it changed in between, the whole value goes through
+ * the bounce buffer. A failed READ is never reaped as complete, so a
+ * partly read object is dropped, never committed.
+ *
+ * Work request and MR accounting
+ * ------------------------------
+ * The QP is created with cap.max_rdma_ctxs = (windows x contexts per
+ * chunk) + contexts per READ, where "contexts" is the larger of
+ * rdma_rw_mr_factor() (MRs needed) and the WRITE/READ WRs needed without
+ * MRs; ib_core adds the matching send queue slots (3 per context with MRs:
+ * invalidate, register, R/W) and sizes the MR pool. conn->sq_avail counts
+ * free send queue slots: a chunk needs the worst case of its contexts plus
+ * the SEND before it is built, and the count rdma_rw_ctx_init() returns is
+ * charged and given back at the completion. With MRs that count exceeds
+ * ctx->nr_ops (registration WRs); this is counted in rw_mr_ctxs, the
+ * signal the tests use to prove the MR path ran.
  *
  * Teardown
  * --------
@@ -51,6 +91,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/netlink.h>
 #include <linux/kernel.h>
@@ -59,6 +100,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -68,6 +111,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
 
 #include "goblin.h"
 #include "listener.h"
@@ -84,7 +128,9 @@
 #define GB_RDMA_TX_MAX		128	/* send records per connection */
 #define GB_RDMA_RX_SLACK	2	/* receives posted beyond the grant */
 #define GB_RDMA_SGE_MAX		32
-#define GB_RDMA_BOUNCE_MAX	(256U << 10)
+#define GB_RDMA_READ_MAX	(256U << 10)	/* bytes per SET READ */
+#define GB_RDMA_RD_SGES		(GB_RDMA_READ_MAX / PAGE_SIZE + 1)
+#define GB_RDMA_IDLE_MAX	(7U * 24 * 3600)	/* cap for jiffies math */
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
 
@@ -141,11 +187,10 @@ struct gb_rdma_tx {
 
 struct gb_rdma_win {
 	bool client;		/* held by the client until a FLOW return */
-	bool busy;		/* segments mapped until the SEND completes */
-	u32 nsge;
-	struct ib_sge *sge;
-	struct page **pages;
-	struct ib_rdma_wr *wr;
+	bool busy;		/* rw ctx alive, pages held until the SEND completes */
+	u32 nents;
+	struct scatterlist *sgl;
+	struct rdma_rw_ctx ctx;
 };
 
 /* The request conn->work is executing (a private copy of the record). */
@@ -164,6 +209,7 @@ struct gb_rdma_req {
 	/* SET */
 	struct gb_obj *sobj;
 	u64 soff;
+	u64 shead;		/* value bytes READ straight into head pages */
 	u32 slen;
 	bool read_posted;
 	bool read_complete;
@@ -190,7 +236,13 @@ struct gb_rdma_conn {
 	u32 chunk_max;		/* bytes per chunk (<= window size) */
 	u32 spw;		/* sges per window slot */
 	u32 max_sge;		/* sges per WRITE */
-	u32 wpw;		/* WRITE WRs per chunk, worst case */
+	u32 port;		/* cm_id port, for the rw API */
+	u32 cpw;		/* rw contexts (MRs or WRITE WRs) per chunk */
+	u32 crd;		/* rw contexts per SET READ */
+	u32 wpw;		/* send queue slots per chunk's WRs, worst case */
+	u32 wrd;		/* send queue slots per READ, worst case */
+	u32 nwin_alloc;		/* window slots allocated (>= nwin) */
+	bool use_mr;		/* the QP has an MR pool: rw ctxs register */
 
 	u32 nrx;
 	u8 *rxbuf;
@@ -220,14 +272,22 @@ struct gb_rdma_conn {
 	u32 win_client;
 	struct gb_rdma_req cur;
 	u8 *bounce;
-	u64 bounce_dma;
 	u32 bounce_len;
+	/* the SET READ in flight (or parked after a failed post) */
+	bool rd_live;
+	bool rd_bounce;		/* into the bounce buffer, not head pages */
+	u32 rd_nents;
+	u32 rd_nwr;
+	struct rdma_rw_ctx rd_ctx;
+	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
 
-	struct ib_cqe write_cqe;
+	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
 	struct ib_cqe read_cqe;
 	struct work_struct work;
 	struct work_struct release;
-	unsigned long last_req;		/* jiffies */
+	struct delayed_work idle;
+	unsigned long last_req;		/* jiffies, last request start/end */
+	unsigned long last_rx;		/* jiffies, last record received */
 	struct sockaddr_storage cm_id_peer;	/* saved for the close event */
 	struct gb_rdma_stats st;
 };
@@ -337,30 +397,34 @@ static void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		gb_rdma_kick(conn);
 }
 
-/* WRITEs are unsignaled: this only runs when one failed (e.g. bad rkey). */
-static void gb_rdma_write_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * R/W, REG_MR and LOCAL_INV WRs are unsignaled: this only runs when one
+ * failed (e.g. a WRITE with a bad rkey).
+ */
+static void gb_rdma_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct gb_rdma_conn *conn = container_of(wc->wr_cqe,
-						 struct gb_rdma_conn,
-						 write_cqe);
+						 struct gb_rdma_conn, rw_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
 		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
 }
 
+/* A failed READ is never marked done: its object must not be committed. */
 static void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct gb_rdma_conn *conn = container_of(wc->wr_cqe,
 						 struct gb_rdma_conn,
 						 read_cqe);
 
+	if (wc->status != IB_WC_SUCCESS) {
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
+		return;
+	}
 	spin_lock(&conn->lock);
 	conn->read_done = true;
 	spin_unlock(&conn->lock);
-	if (wc->status != IB_WC_SUCCESS)
-		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
-	else
-		gb_rdma_kick(conn);
+	gb_rdma_kick(conn);
 }
 
 static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
@@ -394,19 +458,56 @@ static int gb_rdma_post_recv(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	return ib_post_recv(conn->qp, &rx->wr, NULL);
 }
 
+/*
+ * Tear down an rw ctx, then drop the page references behind it: the ctx
+ * (MRs, DMA mapping) must be gone before the pages may be reused.
+ */
+static void gb_rdma_rw_release(struct gb_rdma_conn *conn,
+			       struct rdma_rw_ctx *ctx, struct scatterlist *sgl,
+			       u32 nents, enum dma_data_direction dir,
+			       bool put_pages)
+{
+	struct scatterlist *sg;
+	u32 i;
+
+	rdma_rw_ctx_destroy(ctx, conn->qp, conn->port, sgl, nents, dir);
+	if (!put_pages)
+		return;
+	for_each_sg(sgl, sg, nents, i)
+		put_page(sg_page(sg));
+}
+
 static void gb_rdma_win_release(struct gb_rdma_conn *conn,
 				struct gb_rdma_win *w)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
-	u32 i;
-
-	for (i = 0; i < w->nsge; i++) {
-		ib_dma_unmap_page(ibdev, w->sge[i].addr, w->sge[i].length,
-				  DMA_TO_DEVICE);
-		put_page(w->pages[i]);
-	}
-	w->nsge = 0;
+	gb_rdma_rw_release(conn, &w->ctx, w->sgl, w->nents, DMA_TO_DEVICE,
+			   true);
+	w->nents = 0;
 	w->busy = false;
+}
+
+/* Count an initialised rw ctx; more WRs than R/W ops means MRs are used. */
+static void gb_rdma_rw_count(struct gb_rdma_conn *conn,
+			     const struct rdma_rw_ctx *ctx, int nwr)
+{
+	conn->st.rw_ctxs++;
+	if (nwr > ctx->nr_ops)
+		conn->st.rw_mr_ctxs++;
+}
+
+/*
+ * Give the unsignaled WRs of a chain from rdma_rw_ctx_wrs() our error
+ * handler (the rw API leaves their wr_cqe NULL, and the CQ would then drop
+ * a failed WRITE silently), up to but not including @end.
+ */
+static void gb_rdma_rw_errcqe(struct gb_rdma_conn *conn,
+			      struct ib_send_wr *first, struct ib_send_wr *end)
+{
+	struct ib_send_wr *wr;
+
+	for (wr = first; wr && wr != end; wr = wr->next)
+		if (!wr->wr_cqe)
+			wr->wr_cqe = &conn->rw_cqe;
 }
 
 static void gb_rdma_tx_release(struct gb_rdma_conn *conn,
@@ -441,7 +542,8 @@ static void gb_rdma_reap(struct gb_rdma_conn *conn)
 		gb_rdma_tx_release(conn, tx);
 	}
 	if (rd) {
-		conn->sq_avail++;
+		conn->sq_avail += conn->rd_nwr;
+		conn->rd_nwr = 0;
 		conn->cur.read_posted = false;
 		conn->cur.read_complete = true;
 	}
@@ -558,33 +660,33 @@ static int gb_rdma_find_window(struct gb_rdma_conn *conn)
  * @w:    free window slot
  * @store_err: set to a store error (then nothing was posted, nothing held)
  *
- * Maps up to chunk_max bytes of the value straight from the store's pages,
- * builds WRITE WRs of at most max_sge sges each and posts them chained in
- * front of a signaled BULK SEND.
+ * Collects up to chunk_max bytes of the value as references to the store's
+ * pages in the slot's scatterlist, sets up an rw ctx over it and posts the
+ * ctx's WR chain followed by the signaled BULK SEND.
  *
- * Return: 0 or a post error; a store error (then nothing was posted and
- * nothing is held) is returned in *@store_err.
+ * Return: 0 or an RDMA error (the caller closes the connection); a store
+ * error (then nothing was posted and nothing is held) is returned in
+ * *@store_err.
  */
 static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 			      int *store_err)
 {
 	struct gb_rdma_req *r = &conn->cur;
 	struct gb_rdma_win *win = &conn->win[w];
-	struct ib_device *ibdev = conn->dev->ibdev;
 	u64 remote = conn->geom.window_base + (u64)w * conn->geom.window_size;
 	u64 left = r->obj->len - r->off;
 	u32 len = min_t(u64, left, conn->chunk_max);
-	u32 pos = 0, nwr = 0, i;
+	struct ib_send_wr *first;
 	struct gb_rdma_tx *tx;
 	struct gb_rdma_bulk *b;
-	bool last;
-	int ret;
+	bool ragged = false, last;
+	u32 pos = 0, n = 0, i;
+	int ret, nwr;
 
-	win->nsge = 0;
-	while (pos < len && win->nsge < conn->spw) {
+	sg_init_table(win->sgl, conn->spw);
+	while (pos < len && n < conn->spw) {
 		struct page *pg;
 		unsigned int pgoff, seg;
-		u64 dma;
 
 		ret = gb_obj_get_page(r->obj, r->off + pos, &pg, &pgoff, &seg);
 		if (ret)
@@ -594,41 +696,40 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 			ret = -EIO;
 			goto unwind;
 		}
-		seg = min(seg, len - pos);
-		dma = ib_dma_map_page(ibdev, pg, pgoff, seg, DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ibdev, dma)) {
+		/* keep one page list: no hole inside it (see top comment) */
+		if (n && (ragged || pgoff)) {
 			put_page(pg);
-			ret = -ENOMEM;
-			goto unwind;
+			break;
 		}
-		win->pages[win->nsge] = pg;
-		win->sge[win->nsge].addr = dma;
-		win->sge[win->nsge].length = seg;
-		win->sge[win->nsge].lkey = conn->dev->pd->local_dma_lkey;
-		win->nsge++;
+		seg = min(seg, len - pos);
+		sg_set_page(&win->sgl[n++], pg, seg, pgoff);
+		ragged = pgoff + seg != PAGE_SIZE;
 		pos += seg;
 	}
+	sg_mark_end(&win->sgl[n - 1]);
 	len = pos;
 	last = r->off + len == r->obj->len;
 
-	tx = gb_rdma_tx_get(conn);
-	for (i = 0; i < win->nsge; i += conn->max_sge, nwr++) {
-		struct ib_rdma_wr *wr = &win->wr[nwr];
-		u32 n = min(win->nsge - i, conn->max_sge), k;
-
-		memset(wr, 0, sizeof(*wr));
-		wr->wr.wr_cqe = &conn->write_cqe;
-		wr->wr.opcode = IB_WR_RDMA_WRITE;
-		wr->wr.sg_list = &win->sge[i];
-		wr->wr.num_sge = n;
-		wr->remote_addr = remote;
-		wr->rkey = conn->geom.rkey;
-		for (k = 0; k < n; k++)
-			remote += win->sge[i + k].length;
-		if (nwr)
-			win->wr[nwr - 1].wr.next = &wr->wr;
+	nwr = rdma_rw_ctx_init(&win->ctx, conn->qp, conn->port, win->sgl, n, 0,
+			       remote, conn->geom.rkey, DMA_TO_DEVICE);
+	if (nwr < 0 || nwr > conn->wpw) {
+		if (nwr >= 0)
+			rdma_rw_ctx_destroy(&win->ctx, conn->qp, conn->port,
+					    win->sgl, n, DMA_TO_DEVICE);
+		for (i = 0; i < n; i++)
+			put_page(sg_page(&win->sgl[i]));
+		pr_warn_ratelimited("conn %llu: rw ctx for %u pages: %d\n",
+				    conn->id, n, nwr);
+		return nwr < 0 ? nwr : -EOVERFLOW;
 	}
-	win->wr[nwr - 1].wr.next = &tx->wr;
+	gb_rdma_rw_count(conn, &win->ctx, nwr);
+	win->nents = n;
+	win->busy = true;
+
+	tx = gb_rdma_tx_get(conn);
+	first = rdma_rw_ctx_wrs(&win->ctx, conn->qp, conn->port, NULL,
+				&tx->wr);
+	gb_rdma_rw_errcqe(conn, first, &tx->wr);
 
 	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_BULK, r->rec.tag, 0,
 			 sizeof(*b));
@@ -640,7 +741,6 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 	b->key_index = cpu_to_le16(r->key);
 	tx->win = w;
 	tx->nwr = nwr + 1;
-	win->busy = true;
 	win->client = true;
 	conn->win_client++;
 	if (last) {
@@ -651,15 +751,11 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 	r->off += len;
 	conn->st.bytes_written += len;
 	conn->st.chunks++;
-	return gb_rdma_post_tx(conn, tx, &win->wr[0].wr);
+	return gb_rdma_post_tx(conn, tx, first);
 
 unwind:
-	for (i = 0; i < win->nsge; i++) {
-		ib_dma_unmap_page(ibdev, win->sge[i].addr, win->sge[i].length,
-				  DMA_TO_DEVICE);
-		put_page(win->pages[i]);
-	}
-	win->nsge = 0;
+	for (i = 0; i < n; i++)
+		put_page(sg_page(&win->sgl[i]));
 	*store_err = ret;
 	return 0;
 }
@@ -776,55 +872,122 @@ static int gb_rdma_get_step(struct gb_rdma_conn *conn)
 
 static int gb_rdma_bounce(struct gb_rdma_conn *conn)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
 	u32 len;
 
 	if (conn->bounce)
 		return 0;
-	for (len = GB_RDMA_BOUNCE_MAX; len >= PAGE_SIZE; len /= 4) {
+	for (len = GB_RDMA_READ_MAX; len >= PAGE_SIZE; len /= 4) {
 		conn->bounce = kmalloc(len, GFP_KERNEL | __GFP_NOWARN);
 		if (conn->bounce)
 			break;
 	}
 	if (!conn->bounce)
 		return -ENOMEM;
-	conn->bounce_dma = ib_dma_map_single(ibdev, conn->bounce, len,
-					     DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, conn->bounce_dma)) {
-		kfree(conn->bounce);
-		conn->bounce = NULL;
-		return -ENOMEM;
-	}
 	conn->bounce_len = len;
 	return 0;
 }
 
+/**
+ * gb_rdma_post_read() - RDMA READ the next piece of the SET value
+ * @conn: connection; caller checked sq_avail >= wrd
+ *
+ * Bytes below r->shead go straight into the new object's head pages, the
+ * rest into the bounce buffer (see "SET" in the top comment).
+ *
+ * Return: 0 or a negative errno (the caller closes the connection).
+ */
 static int gb_rdma_post_read(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
-	struct ib_rdma_wr rd = {};
-	struct ib_sge sge;
+	struct ib_send_wr *first;
+	u32 len, pos = 0, n = 0, i;
 	int ret;
 
-	r->slen = min_t(u64, r->rec.u.set.bytes - r->soff, conn->bounce_len);
-	sge.addr = conn->bounce_dma;
-	sge.length = r->slen;
-	sge.lkey = conn->dev->pd->local_dma_lkey;
-	rd.wr.wr_cqe = &conn->read_cqe;
-	rd.wr.opcode = IB_WR_RDMA_READ;
-	rd.wr.send_flags = IB_SEND_SIGNALED;
-	rd.wr.sg_list = &sge;
-	rd.wr.num_sge = 1;
-	rd.remote_addr = r->rec.u.set.addr + r->soff;
-	rd.rkey = conn->geom.rkey;
-	ib_dma_sync_single_for_device(conn->dev->ibdev, conn->bounce_dma,
-				      r->slen, DMA_FROM_DEVICE);
-	ret = ib_post_send(conn->qp, &rd.wr, NULL);
+	sg_init_table(conn->rd_sgl, GB_RDMA_RD_SGES);
+	conn->rd_bounce = r->soff >= r->shead;
+	if (conn->rd_bounce) {
+		len = min_t(u64, r->rec.u.set.bytes - r->soff,
+			    conn->bounce_len);
+		sg_set_buf(&conn->rd_sgl[0], conn->bounce, len);
+		n = 1;
+	} else {
+		len = min_t(u64, r->shead - r->soff, GB_RDMA_READ_MAX);
+		while (pos < len && n < GB_RDMA_RD_SGES) {
+			struct page *pg;
+			unsigned int pgoff, seg;
+
+			ret = gb_obj_get_page(r->sobj, r->soff + pos, &pg,
+					      &pgoff, &seg);
+			if (ret)
+				goto unwind;
+			if (n && pgoff) {	/* not a page list: stop here */
+				put_page(pg);
+				break;
+			}
+			seg = min(seg, len - pos);
+			sg_set_page(&conn->rd_sgl[n++], pg, seg, pgoff);
+			pos += seg;
+			if (pgoff + seg != PAGE_SIZE)
+				break;
+		}
+		len = pos;
+		if (!len) {
+			ret = -EIO;
+			goto unwind;
+		}
+	}
+	sg_mark_end(&conn->rd_sgl[n - 1]);
+	ret = rdma_rw_ctx_init(&conn->rd_ctx, conn->qp, conn->port,
+			       conn->rd_sgl, n, 0, r->rec.u.set.addr + r->soff,
+			       conn->geom.rkey, DMA_FROM_DEVICE);
+	if (ret < 0 || ret > conn->wrd) {
+		if (ret >= 0) {
+			rdma_rw_ctx_destroy(&conn->rd_ctx, conn->qp,
+					    conn->port, conn->rd_sgl, n,
+					    DMA_FROM_DEVICE);
+			ret = -EOVERFLOW;
+		}
+		pr_warn_ratelimited("conn %llu: READ rw ctx: %d\n", conn->id,
+				    ret);
+		goto unwind;
+	}
+	gb_rdma_rw_count(conn, &conn->rd_ctx, ret);
+	conn->rd_nwr = ret;
+	conn->rd_nents = n;
+	conn->rd_live = true;
+	r->slen = len;
+	first = rdma_rw_ctx_wrs(&conn->rd_ctx, conn->qp, conn->port,
+				&conn->read_cqe, NULL);
+	gb_rdma_rw_errcqe(conn, first, NULL);
+	/* on failure rd_live stays set: released after the drain */
+	ret = ib_post_send(conn->qp, first, NULL);
 	if (ret)
 		return ret;
-	conn->sq_avail--;
+	conn->sq_avail -= conn->rd_nwr;
 	r->read_posted = true;
 	return 0;
+
+unwind:
+	if (!conn->rd_bounce)
+		for (i = 0; i < n; i++)
+			put_page(sg_page(&conn->rd_sgl[i]));
+	return ret;
+}
+
+/* The READ completed: release its ctx and pages, copy a bounced piece. */
+static int gb_rdma_read_finish(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+
+	gb_rdma_rw_release(conn, &conn->rd_ctx, conn->rd_sgl, conn->rd_nents,
+			   DMA_FROM_DEVICE, !conn->rd_bounce);
+	conn->rd_live = false;
+	conn->st.bytes_read += r->slen;
+	if (!conn->rd_bounce) {
+		conn->st.bytes_read_direct += r->slen;
+		return 0;
+	}
+	return gb_obj_write(r->sobj, r->soff, conn->bounce, r->slen);
 }
 
 static const u8 gb_rdma_mode_map[] = {
@@ -866,12 +1029,27 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 	}
 }
 
+static u32 gb_rdma_ram_head(void)
+{
+	struct gb_store_config *cfg;
+	u32 v = 0;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (cfg) {
+		gb_store_get_config(cfg);
+		v = cfg->ram_head;
+		kfree(cfg);
+	}
+	return v;
+}
+
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
 	const struct gb_rdma_geom *g = &conn->geom;
 	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
 	struct gb_obj *obj;
+	u32 head;
 
 	conn->st.sets++;
 	if (bytes && (addr < g->window_base ||
@@ -880,6 +1058,7 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		gb_rdma_fail(conn, GB_RDMA_E_RANGE, "SET source");
 		return -EINVAL;
 	}
+	head = gb_rdma_ram_head();
 	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
 			   r->rec.u.set.flags,
 			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
@@ -890,7 +1069,10 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	}
 	r->sobj = obj;
 	r->soff = 0;
-	if (bytes && gb_rdma_bounce(conn)) {
+	/* head length as gb_obj_alloc() computed it, or 0 if unsure */
+	r->shead = head && head == gb_rdma_ram_head() ? min_t(u64, bytes, head)
+						       : 0;
+	if (bytes > r->shead && gb_rdma_bounce(conn)) {
 		gb_obj_put(obj);
 		r->sobj = NULL;
 		gb_rdma_prep_store_result(conn, -ENOMEM);
@@ -909,11 +1091,7 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			return -EAGAIN;
 		if (r->read_complete) {
 			r->read_complete = false;
-			ib_dma_sync_single_for_cpu(conn->dev->ibdev,
-						   conn->bounce_dma, r->slen,
-						   DMA_FROM_DEVICE);
-			ret = gb_obj_write(r->sobj, r->soff, conn->bounce,
-					   r->slen);
+			ret = gb_rdma_read_finish(conn);
 			if (ret) {
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
@@ -921,10 +1099,9 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 				break;
 			}
 			r->soff += r->slen;
-			conn->st.bytes_read += r->slen;
 		}
 		if (r->soff < r->rec.u.set.bytes) {
-			if (conn->sq_avail < 1)
+			if (conn->sq_avail < (int)conn->wrd)
 				return -EAGAIN;
 			return gb_rdma_post_read(conn) ?: -EAGAIN;
 		}
@@ -990,7 +1167,7 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	r->active = true;
 	r->done_after_reply = true;
 	conn->st.requests++;
-	conn->last_req = jiffies;
+	WRITE_ONCE(conn->last_req, jiffies);
 	ret = gb_rdma_rec_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
 	if (ret == GB_RDMA_PARSE_OK && r->rec.type >= 0x80)
 		ret = GB_RDMA_PARSE_UNKNOWN;
@@ -1117,6 +1294,7 @@ static int gb_rdma_rx_one(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	conn->client_avail--;
 	conn->peer_credits += credits;
 	conn->st.records_in++;
+	WRITE_ONCE(conn->last_rx, jiffies);
 	if (!flow) {
 		list_add_tail(&rx->node, &conn->pending);
 		return 0;
@@ -1206,6 +1384,39 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 		queue_work(gb_rdma_wq, &conn->release);
 }
 
+static unsigned long gb_rdma_idle_jiffies(struct gb_rdma_conn *conn)
+{
+	return (unsigned long)min(conn->lis->cfg.idle_timeout,
+				  GB_RDMA_IDLE_MAX) * HZ;
+}
+
+/**
+ * gb_rdma_idle_work() - enforce the listener's idle_timeout
+ * @work: conn->idle
+ *
+ * A connection is idle while the client sends no record at all (a client
+ * streaming a value keeps returning windows with FLOW records, so only
+ * clients that went quiet - including ones sitting on windows - count).
+ * Re-arms itself for the remaining time; conn->release cancels it.
+ */
+static void gb_rdma_idle_work(struct work_struct *work)
+{
+	struct gb_rdma_conn *conn = container_of(to_delayed_work(work),
+						 struct gb_rdma_conn, idle);
+	unsigned long limit = gb_rdma_idle_jiffies(conn);
+	unsigned long idle = jiffies - READ_ONCE(conn->last_rx);
+
+	if (test_bit(GB_CONN_CLOSING, &conn->flags))
+		return;
+	if (idle < limit) {
+		queue_delayed_work(gb_rdma_wq, &conn->idle, limit - idle);
+		return;
+	}
+	pr_info_ratelimited("conn %llu: idle for %u s, closing\n", conn->id,
+			    jiffies_to_msecs(idle) / 1000);
+	gb_rdma_conn_close(conn);
+}
+
 static void gb_rdma_stats_add(struct gb_rdma_stats *d,
 			      const struct gb_rdma_stats *s, const u64 *errors)
 {
@@ -1223,6 +1434,9 @@ static void gb_rdma_stats_add(struct gb_rdma_stats *d,
 	d->window_waits += s->window_waits;
 	d->records_in += s->records_in;
 	d->records_out += s->records_out;
+	d->rw_ctxs += s->rw_ctxs;
+	d->rw_mr_ctxs += s->rw_mr_ctxs;
+	d->bytes_read_direct += s->bytes_read_direct;
 	for (i = 0; i < GB_RDMA_E_NR; i++)
 		d->errors[i] += errors[i];
 }
@@ -1234,11 +1448,8 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	u32 i;
 
 	if (conn->win) {
-		for (i = 0; i < conn->nwin; i++) {
-			kvfree(conn->win[i].sge);
-			kvfree(conn->win[i].pages);
-			kvfree(conn->win[i].wr);
-		}
+		for (i = 0; i < conn->nwin_alloc; i++)
+			kvfree(conn->win[i].sgl);
 		kfree(conn->win);
 	}
 	if (conn->rxdma && ibdev)
@@ -1249,11 +1460,7 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 		ib_dma_unmap_single(ibdev, conn->txdma,
 				    conn->ntx * GB_RDMA_RECORD_SIZE,
 				    DMA_TO_DEVICE);
-	if (conn->bounce) {
-		ib_dma_unmap_single(ibdev, conn->bounce_dma, conn->bounce_len,
-				    DMA_FROM_DEVICE);
-		kfree(conn->bounce);
-	}
+	kfree(conn->bounce);
 	kfree(conn->rxbuf);
 	kfree(conn->txbuf);
 	kfree(conn->rx);
@@ -1273,6 +1480,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	 * instances queued later return at once.
 	 */
 	cancel_work_sync(&conn->work);
+	cancel_delayed_work_sync(&conn->idle);
 	rdma_disconnect(conn->cm_id);
 	ib_drain_qp(conn->qp);
 
@@ -1287,6 +1495,11 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	for (i = 0; i < conn->nwin; i++)
 		if (conn->win[i].busy)
 			gb_rdma_win_release(conn, &conn->win[i]);
+	if (conn->rd_live)
+		gb_rdma_rw_release(conn, &conn->rd_ctx, conn->rd_sgl,
+				   conn->rd_nents, DMA_FROM_DEVICE,
+				   !conn->rd_bounce);
+	conn->rd_live = false;
 	if (conn->cur.obj)
 		gb_obj_put(conn->cur.obj);
 	if (conn->cur.sobj)
@@ -1354,34 +1567,23 @@ static void gb_rdma_reject(struct rdma_cm_id *id, u32 reason, u32 detail)
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-/* Allocate buffers, window slots; size the queues from device limits. */
+/* Allocate buffers and window slots; size the queues from device limits. */
 static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
 	const struct ib_device_attr *a = &ibdev->attrs;
-	u32 i, sq, rq;
+	u32 i, rq;
 
 	conn->max_sge = clamp_t(int, a->max_send_sge, 1, GB_RDMA_SGE_MAX);
 	conn->chunk_max = min(conn->geom.window_size, conn->lis->cfg.window);
 	conn->spw = DIV_ROUND_UP(conn->chunk_max, PAGE_SIZE) + 1;
-	conn->wpw = DIV_ROUND_UP(conn->spw, conn->max_sge);
 	conn->grant = min_t(u32, conn->lis->cfg.credits, GB_RDMA_GRANT_MAX);
 	conn->nrx = conn->grant + GB_RDMA_RX_SLACK;
 	conn->ntx = min_t(u32, conn->geom.credits, GB_RDMA_TX_MAX);
 	conn->nwin = min_t(u32, windows, conn->geom.window_count);
-
-	/* SQ: every send record, every window's WRITEs, one READ, drain. */
-	sq = conn->ntx + conn->nwin * conn->wpw + 2;
-	if (sq > a->max_qp_wr) {
-		sq = a->max_qp_wr;
-		if (conn->ntx + conn->wpw + 2 > sq)
-			return -EINVAL;
-		conn->nwin = max_t(u32, 1, (sq - conn->ntx - 2) / conn->wpw);
-	}
 	rq = conn->nrx + 1;
-	if (rq > a->max_qp_wr)
+	if (rq > a->max_qp_wr || conn->ntx + 2 > a->max_qp_wr)
 		return -EINVAL;
-	conn->sq_avail = sq - 1;
 
 	conn->rxbuf = kzalloc(conn->nrx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
 	conn->txbuf = kzalloc(conn->ntx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
@@ -1392,13 +1594,11 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 	    !conn->win)
 		return -ENOMEM;
 	for (i = 0; i < conn->nwin; i++) {
-		struct gb_rdma_win *w = &conn->win[i];
-
-		w->sge = kvcalloc(conn->spw, sizeof(*w->sge), GFP_KERNEL);
-		w->pages = kvcalloc(conn->spw, sizeof(*w->pages), GFP_KERNEL);
-		w->wr = kvcalloc(conn->wpw, sizeof(*w->wr), GFP_KERNEL);
-		if (!w->sge || !w->pages || !w->wr)
+		conn->win[i].sgl = kvcalloc(conn->spw, sizeof(*conn->win[i].sgl),
+					    GFP_KERNEL);
+		if (!conn->win[i].sgl)
 			return -ENOMEM;
+		conn->nwin_alloc = i + 1;
 	}
 	conn->rxdma = ib_dma_map_single(ibdev, conn->rxbuf,
 					conn->nrx * GB_RDMA_RECORD_SIZE,
@@ -1447,16 +1647,42 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 	return 0;
 }
 
-/* Create CQ and QP, read back the caps, post the receive ring. */
+/*
+ * rw contexts one transfer of @pages page-list entries needs: MRs if the
+ * device registers (rdma_rw_mr_factor()), else R/W WRs of @sge sges each.
+ */
+static u32 gb_rdma_rw_ctxs(struct gb_rdma_conn *conn, u32 pages, u32 sge)
+{
+	return max(rdma_rw_mr_factor(conn->dev->ibdev, conn->port, pages),
+		   DIV_ROUND_UP(pages, sge));
+}
+
+/**
+ * gb_rdma_conn_qp() - create CQ and QP, read back the caps, post receives
+ * @conn: connection with buffers allocated
+ *
+ * The QP is created for the generic R/W API (cap.max_rdma_ctxs, see "Work
+ * request and MR accounting" in the top comment). If the device caps the
+ * send queue below what all windows need, fewer windows are used.
+ *
+ * Return: 0 or a negative errno.
+ */
 static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
 	struct ib_qp_init_attr qa = {}, got = {};
+	u32 rsge = min_t(u32, conn->max_sge, ibdev->attrs.max_sge_rd);
+	u32 base = conn->ntx + 2, rq = conn->nrx + 1, ncqe, ctxs, f, sq, i;
 	struct ib_qp_attr attr;
-	u32 sq = conn->sq_avail + 1, rq = conn->nrx + 1, ncqe, i;
 	int ret;
 
-	ncqe = min_t(u32, sq + rq + 2, ibdev->attrs.max_cqe);
+	conn->port = conn->cm_id->port_num;
+	conn->cpw = gb_rdma_rw_ctxs(conn, conn->spw, conn->max_sge);
+	conn->crd = gb_rdma_rw_ctxs(conn, GB_RDMA_RD_SGES, max(rsge, 1U));
+	ctxs = conn->nwin * conn->cpw + conn->crd;
+
+	/* a flushed QP completes every WR, signaled or not */
+	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, ibdev->attrs.max_cqe);
 	conn->cq = ib_alloc_cq(ibdev, conn, ncqe,
 			       conn->id % ibdev->num_comp_vectors,
 			       IB_POLL_WORKQUEUE);
@@ -1471,10 +1697,12 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	qa.recv_cq = conn->cq;
 	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qa.qp_type = IB_QPT_RC;
-	qa.cap.max_send_wr = sq;
+	qa.port_num = conn->port;
+	qa.cap.max_send_wr = base;
 	qa.cap.max_recv_wr = rq;
 	qa.cap.max_send_sge = conn->max_sge;
 	qa.cap.max_recv_sge = 1;
+	qa.cap.max_rdma_ctxs = ctxs;
 	ret = rdma_create_qp(conn->cm_id, conn->dev->pd, &qa);
 	if (ret)
 		goto free_cq;
@@ -1483,29 +1711,20 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	ret = ib_query_qp(conn->qp, &attr, IB_QP_CAP, &got);
 	if (ret)
 		goto destroy_qp;
-	if (attr.cap.max_send_wr < sq || attr.cap.max_recv_wr < rq ||
-	    attr.cap.max_send_sge < 1) {
-		ret = -EINVAL;
+	ret = -EINVAL;
+	if (attr.cap.max_recv_wr < rq || conn->qp->max_write_sge < conn->max_sge)
 		goto destroy_qp;
-	}
-	if (attr.cap.max_send_sge < conn->max_sge) {
-		conn->max_sge = attr.cap.max_send_sge;
-		conn->wpw = DIV_ROUND_UP(conn->spw, conn->max_sge);
-		for (i = 0; i < conn->nwin; i++) {
-			kvfree(conn->win[i].wr);
-			conn->win[i].wr = kvcalloc(conn->wpw,
-						   sizeof(*conn->win[i].wr),
-						   GFP_KERNEL);
-			if (!conn->win[i].wr) {
-				ret = -ENOMEM;
-				goto destroy_qp;
-			}
-		}
-		if (conn->wpw + 1 > conn->sq_avail) {
-			ret = -EINVAL;
-			goto destroy_qp;
-		}
-	}
+	/* the MR pool exists iff the rw API registers memory on this QP */
+	conn->use_mr = !list_empty(&conn->qp->rdma_mrs);
+	f = conn->use_mr ? 3 : 1;	/* invalidate + register + R/W */
+	conn->wpw = f * conn->cpw;
+	conn->wrd = f * conn->crd;
+	sq = attr.cap.max_send_wr;
+	if (sq < base + conn->wrd + conn->wpw)
+		goto destroy_qp;
+	if (sq < base + conn->wrd + conn->nwin * conn->wpw)
+		conn->nwin = (sq - base - conn->wrd) / conn->wpw;
+	conn->sq_avail = sq - 1;	/* one slot for ib_drain_qp() */
 
 	for (i = 0; i < conn->nrx; i++) {
 		ret = gb_rdma_post_recv(conn, &conn->rx[i]);
@@ -1605,7 +1824,8 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&conn->tx_dead);
 	INIT_WORK(&conn->work, gb_rdma_work);
 	INIT_WORK(&conn->release, gb_rdma_conn_release);
-	conn->write_cqe.done = gb_rdma_write_done;
+	INIT_DELAYED_WORK(&conn->idle, gb_rdma_idle_work);
+	conn->rw_cqe.done = gb_rdma_rw_done;
 	conn->read_cqe.done = gb_rdma_read_done;
 
 	ret = gb_rdma_conn_alloc(conn, lis->cfg.windows);
@@ -1652,12 +1872,16 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				   id->device->attrs.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 7;
 	conn->last_req = jiffies;
+	conn->last_rx = jiffies;
 	ret = rdma_accept(id, &cp);
 	if (ret) {
 		pr_warn_ratelimited("accept failed: %d\n", ret);
 		gb_rdma_conn_close(conn);
 		return 0;
 	}
+	if (lis->cfg.idle_timeout)
+		queue_delayed_work(gb_rdma_wq, &conn->idle,
+				   gb_rdma_idle_jiffies(conn));
 	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
 			 &id->route.addr.dst_addr, true);
 	return 0;
@@ -2082,6 +2306,49 @@ void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns)
 	mutex_unlock(&gb_rdma_lock);
 }
 
+/*
+ * /sys/kernel/debug/goblin/rdma: totals and one line per connection, for
+ * the functional tests (e.g. proof that rw ctxs registered MRs).
+ */
+static struct dentry *gb_rdma_dbg;
+
+static int gb_rdma_dbg_show(struct seq_file *m, void *v)
+{
+	struct gb_rdma_stats *st;
+	struct gb_rdma_conn *conn;
+	u32 conns;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	gb_rdma_get_stats(st, &conns);
+	seq_printf(m, "conns %u\nrequests %llu\nrw_ctxs %llu\nrw_mr_ctxs %llu\n",
+		   conns, st->requests, st->rw_ctxs, st->rw_mr_ctxs);
+	seq_printf(m, "bytes_written %llu\nbytes_read %llu\nbytes_read_direct %llu\n",
+		   st->bytes_written, st->bytes_read, st->bytes_read_direct);
+	kfree(st);
+	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		seq_printf(m, "conn %llu mr %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu\n",
+			   conn->id, conn->use_mr, conn->nwin,
+			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
+			   conn->st.rw_mr_ctxs);
+	mutex_unlock(&gb_rdma_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gb_rdma_dbg);
+
+static void gb_rdma_dbg_init(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	gb_rdma_dbg = debugfs_create_file("rdma", 0400, dir, NULL,
+					  &gb_rdma_dbg_fops);
+	dput(dir);
+}
+
 /* ---------------------------------------------------------------------- */
 /* device removal */
 
@@ -2235,6 +2502,7 @@ int gb_rdma_init(void)
 	}
 	gb_listener_ops[GB_LISTENER_RDMA] = &gb_rdma_listener_ops;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, gb_rdma_nl_walk);
+	gb_rdma_dbg_init();
 	gb_rdma_param_listener();
 	return 0;
 }
@@ -2246,6 +2514,8 @@ void gb_rdma_exit(void)
 
 	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
+	debugfs_remove(gb_rdma_dbg);
+	gb_rdma_dbg = NULL;
 	for (;;) {
 		mutex_lock(&gb_rdma_lock);
 		lis = list_first_entry_or_null(&gb_rdma_listeners,

@@ -45,6 +45,9 @@ enum gb_rdma_err {
  * @window_waits:   times a GET waited for a window return
  * @records_in:     records received
  * @records_out:    records sent
+ * @rw_ctxs:        RDMA R/W contexts set up (GET chunks and SET READs)
+ * @rw_mr_ctxs:     of those, contexts that registered memory (MRs)
+ * @bytes_read_direct: SET bytes READ straight into the object's pages
  * @errors:         error counters, indexed by enum gb_rdma_err
  */
 struct gb_rdma_stats {
@@ -60,6 +63,9 @@ struct gb_rdma_stats {
 	u64 window_waits;
 	u64 records_in;
 	u64 records_out;
+	u64 rw_ctxs;
+	u64 rw_mr_ctxs;
+	u64 bytes_read_direct;
 	u64 errors[GB_RDMA_E_NR];
 };
 
