@@ -611,6 +611,8 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 	err = ops->add(&cfg, info->extack);
 	if (err)
 		gb_nl_fallback_msg(info, err);
+	else
+		atomic_inc(&gb_nl_listener_gen);
 	return err;
 }
 
@@ -636,6 +638,8 @@ static int gb_nl_listener_del(struct sk_buff *skb, struct genl_info *info)
 	err = ops->del(&addr, info->extack);
 	if (err)
 		gb_nl_fallback_msg(info, err);
+	else
+		atomic_inc(&gb_nl_listener_gen);
 	return err;
 }
 
