@@ -404,6 +404,8 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		atomic64_sub(acct, &gb_tail_bytes);
 		if (!gb_evict_one(true))
 			return -ENOSPC;
+		/* The victim's tail is uncharged when it is freed, after RCU. */
+		gb_drain_frees();
 	}
 	priv->tail_acct = acct;
 	t = gb_tail_create(ssd);
