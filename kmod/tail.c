@@ -278,6 +278,34 @@ void gb_ssd_put(struct gb_ssd *ssd)
 		kref_put(&ssd->ref, gb_ssd_release);
 }
 
+/*
+ * Entries in the goblin-tails directory of an unmarked @ssd: without a
+ * marker it is only ours (left by an interrupted first setup) if empty.
+ */
+static int gb_count_unmarked_tails(struct gb_ssd *ssd, unsigned int *count)
+{
+	struct gb_lister l;
+	struct file *f;
+	int err;
+
+	f = file_open_root(&ssd->dir, GB_TAILS_NAME,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (IS_ERR(f)) {
+		err = PTR_ERR(f);
+		if (err == -ENOENT)
+			return 0;
+		if (err != -ENOTDIR && err != -ELOOP)
+			return err;
+		(*count)++;	/* not a directory: not ours */
+		return 0;
+	}
+	err = gb_list_dir(&f->f_path, &l, false);
+	*count += l.count;
+	gb_free_names(&l);
+	fput(f);
+	return err;
+}
+
 /* Check the marker of @ssd or mark an empty directory. */
 static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 			const uuid_t *uuid, const char **why)
@@ -291,6 +319,8 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 	err = gb_marker_read(ssd, &m);
 	if (err == -ENOENT) {
 		err = gb_list_dir(&ssd->dir, &l, true);
+		if (!err)
+			err = gb_count_unmarked_tails(ssd, &l.count);
 		if (err) {
 			*why = "ssd_dir: cannot be listed";
 			return err;
