@@ -20,7 +20,7 @@
 #define WARMUP		2
 
 /* Leak tolerances over CYCLES cycles (noise from the rest of the guest). */
-#define SLAB_TOL_BYTES	(1LL << 20)
+#define SLAB_TOL_BYTES	(1024LL * 1024)
 #define SUNRECL_TOL_KB	2048
 #define VMALLOC_TOL_KB	2048
 #define USED_TOL_KB	(16 * 1024)
