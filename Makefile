@@ -8,6 +8,7 @@
 #   make demo       boot a guest and run the end-to-end demo
 #   make bench      run the benchmark suite inside a qemu guest
 #   make checkpatch run checkpatch.pl --strict over the tree
+#   make install    install goblinctl, gbcli and libgoblin (PREFIX, DESTDIR)
 #
 # KDIR selects the kernel build tree. By default: the running kernel's build
 # directory if it exists, else the newest installed linux-headers-* that has a
@@ -36,9 +37,13 @@ user:
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-install: modules_install
+# Userspace only; the module is installed with DKMS (README) or
+# `make modules_install`.
+install: user
 	$(MAKE) -C lib install
 	$(MAKE) -C tools/goblinctl install
+	$(MAKE) -C tools/gbcli install
+	-ldconfig
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(PWD) clean
