@@ -373,6 +373,8 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 	if (tb[GOBLIN_A_MLOCK])
 		gb_nl_mlock = nla_get_u8(tb[GOBLIN_A_MLOCK]);
 	gb_nl_cores = cores;
+	/* The TCP workers pick CPUs for new connections from this. */
+	WRITE_ONCE(gb_param_cores, cores);
 	return 0;
 }
 

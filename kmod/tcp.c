@@ -438,9 +438,11 @@ close:
 
 static int gb_tcp_pick_cpu(void)
 {
-	unsigned int n = gb_param_cores ? gb_param_cores : num_online_cpus();
+	unsigned int n = READ_ONCE(gb_param_cores);
 	unsigned int idx, cpu;
 
+	if (!n)
+		n = num_online_cpus();
 	n = clamp(n, 1U, num_online_cpus());
 	idx = (unsigned int)atomic_inc_return(&gb_tcp_rr) % n;
 	for_each_online_cpu(cpu) {
