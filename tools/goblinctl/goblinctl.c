@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +32,8 @@
 #include <netlink/netlink.h>
 
 #include <linux/goblin.h>
+
+#include "../include/gb_compiler.h"
 
 #define GOBLINCTL_VERSION "0.1.0"
 
@@ -71,14 +74,14 @@ struct recs {
  * Leave without flushing other stdio streams: in batch mode this runs in a
  * child that shares the batch FILE with its parent.
  */
-static void __attribute__((noreturn)) leave(int status)
+static void __noreturn leave(int status)
 {
 	fflush(stdout);
 	fflush(stderr);
 	_exit(status);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
+static void __noreturn __printf(1, 2)
 die(const char *fmt, ...)
 {
 	va_list ap;
@@ -204,7 +207,8 @@ static void fmt_size(char *buf, size_t len, uint64_t v)
 		uint64_t unit = 1ULL << (10 * (i + 1));
 
 		if (v >= unit && v % unit == 0) {
-			snprintf(buf, len, "%" PRIu64 "%c", v / unit, units[i]);
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v / unit),
+				 units[i]);
 			return;
 		}
 		if (v >= unit) {
@@ -212,7 +216,7 @@ static void fmt_size(char *buf, size_t len, uint64_t v)
 			return;
 		}
 	}
-	snprintf(buf, len, "%" PRIu64, v);
+	snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
 /* Human form of binary data: printable ASCII as is, others as \xNN. */
@@ -235,10 +239,10 @@ static void fmt_field(char *buf, size_t len, const struct field *f)
 {
 	switch (f->type) {
 	case F_U64:
-		snprintf(buf, len, "%" PRIu64, f->u);
+		snprintf(buf, len, "%llu", (unsigned long long)f->u);
 		break;
 	case F_S64:
-		snprintf(buf, len, "%" PRId64, f->s);
+		snprintf(buf, len, "%lld", (long long)f->s);
 		break;
 	case F_SIZE:
 		fmt_size(buf, len, f->u);
@@ -327,10 +331,10 @@ static void json_field_value(const struct field *f)
 	switch (f->type) {
 	case F_U64:
 	case F_SIZE:
-		printf("%" PRIu64, f->u);
+		printf("%llu", (unsigned long long)f->u);
 		break;
 	case F_S64:
-		printf("%" PRId64, f->s);
+		printf("%lld", (long long)f->s);
 		break;
 	case F_BOOL:
 		fputs(f->u ? "true" : "false", stdout);
@@ -626,8 +630,6 @@ static const char *name_of(const char *const *names, int n, unsigned int v)
 	return v < (unsigned int)n && names[v] ? names[v] : "unknown";
 }
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------------ */
 /* Netlink                                                            */
 
@@ -752,12 +754,14 @@ static void parse_ext_ack(struct req *rq, struct nlmsghdr *nlh)
 	if (tb[NLMSGERR_ATTR_POLICY] &&
 	    !nla_parse_nested(ptb, NL_POLICY_TYPE_ATTR_MAX,
 			      tb[NLMSGERR_ATTR_POLICY], NULL)) {
-		if (ptb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] &&
-		    ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+		struct nlattr *lo = ptb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U];
+		struct nlattr *hi = ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U];
+
+		if (lo && hi)
 			snprintf(range, sizeof(range),
-				 " (valid range %" PRIu64 "..%" PRIu64 ")",
-				 nla_get_u64(ptb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]),
-				 nla_get_u64(ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]));
+				 " (valid range %llu..%llu)",
+				 (unsigned long long)nla_get_u64(lo),
+				 (unsigned long long)nla_get_u64(hi));
 		else if (ptb[NL_POLICY_TYPE_ATTR_MIN_LENGTH] &&
 			 ptb[NL_POLICY_TYPE_ATTR_MAX_LENGTH])
 			snprintf(range, sizeof(range),
@@ -831,8 +835,8 @@ static int cb_valid(struct nl_msg *msg, void *arg)
 static void explain(const struct req *rq)
 {
 	if (rq->error == -EPERM)
-		die("permission denied: this command changes or reveals "
-		    "protected state and needs CAP_NET_ADMIN (run as root)");
+		die("%s",
+		    "permission denied: this command changes or reveals protected state and needs CAP_NET_ADMIN (run as root)");
 	if (rq->error == -EOPNOTSUPP && !rq->errmsg[0])
 		die("not supported by this goblin module");
 	die("%s", rq->errmsg[0] ? rq->errmsg : strerror(-rq->error));
@@ -1187,9 +1191,8 @@ static int store_set(int argc, char **argv)
 			err = nla_put_u32(msg, GOBLIN_A_CORES,
 					  arg_u64(k, v, UINT32_MAX));
 		else
-			die("store set: unknown setting \"%s\" (memory, block, "
-			    "ram-head, ssd-dir, ssd-max, promotion, mlock, cores)",
-			    k);
+			die("store set: unknown setting \"%s\" (%s)", k,
+			    "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores");
 		if (err)
 			die("request too large");
 	}
@@ -1215,12 +1218,14 @@ static void put_addr(struct nl_msg *msg, const struct addr *ad)
 		nla_put(msg, GOBLIN_A_ADDR6, 16, ad->a);
 }
 
+#define LISTENER_ADD_USAGE \
+	"listener add KIND ADDR[:PORT] [port N] [window SIZE] [windows N] [max-conns N] [idle-timeout S] [credits N]"
+#define LISTENER_DEL_USAGE \
+	"listener del KIND ADDR[:PORT] [port N]"
+
 static int listener_change(bool add, int argc, char **argv)
 {
-	const char *usage = add ?
-		"listener add KIND ADDR[:PORT] [port N] [window SIZE] "
-		"[windows N] [max-conns N] [idle-timeout S] [credits N]" :
-		"listener del KIND ADDR[:PORT] [port N]";
+	const char *usage = add ? LISTENER_ADD_USAGE : LISTENER_DEL_USAGE;
 	struct nl_msg *msg;
 	struct addr ad;
 	int kind, i;
@@ -1478,7 +1483,8 @@ static struct rec *get_stats(struct recs *rs)
 	return rs->r[0];
 }
 
-static volatile sig_atomic_t stop;
+/* Set by the signal handler: lock-free, hence async-signal-safe. */
+static atomic_bool stop;
 
 static void on_signal(int sig)
 {
@@ -1536,15 +1542,14 @@ static int stats_watch(unsigned int interval, uint64_t count)
 
 				strftime(tbuf, sizeof(tbuf), "%H:%M:%S",
 					 localtime(&t));
-				printf("%-10s %10" PRIu64 " %10" PRIu64
-				       " %10" PRIu64 " %10" PRIu64
-				       " %10" PRIu64 " %8" PRIu64 "\n",
-				       tbuf, rec_get(&out, "get_hits")->u,
-				       rec_get(&out, "get_misses")->u,
-				       rec_get(&out, "cmd_set")->u,
-				       rec_get(&out, "evictions")->u,
-				       rec_get(&out, "curr_items")->u,
-				       rec_get(&out, "conns")->u);
+				printf("%-10s %10llu %10llu %10llu %10llu %10llu %8llu\n",
+				       tbuf,
+				       (unsigned long long)rec_get(&out, "get_hits")->u,
+				       (unsigned long long)rec_get(&out, "get_misses")->u,
+				       (unsigned long long)rec_get(&out, "cmd_set")->u,
+				       (unsigned long long)rec_get(&out, "evictions")->u,
+				       (unsigned long long)rec_get(&out, "curr_items")->u,
+				       (unsigned long long)rec_get(&out, "conns")->u);
 			}
 			fflush(stdout);
 		}
@@ -1582,8 +1587,8 @@ static int cmd_stats(int argc, char **argv)
 			   !strcmp(argv[i], "numa")) {
 			what = argv[i];
 		} else {
-			die("usage: %s stats [global|listeners|conns|numa] "
-			    "[-w SECONDS [-n COUNT]]", prog);
+			die("usage: %s stats [global|listeners|conns|numa] [-w SECONDS [-n COUNT]]",
+			    prog);
 		}
 	}
 	if (interval) {
@@ -1591,14 +1596,14 @@ static int cmd_stats(int argc, char **argv)
 			die("-w: only global statistics can be watched");
 		return stats_watch(interval, count);
 	}
+	if (!strcmp(what, "numa"))
+		return numa_show();
 	if (!strcmp(what, "listeners")) {
 		dump_listeners(&rs, -1);
 		print_list(&rs, listener_cols);
 	} else if (!strcmp(what, "conns")) {
 		dump_conns(&rs, -1);
 		print_list(&rs, conn_cols);
-	} else if (!strcmp(what, "numa")) {
-		return numa_show();
 	} else {
 		print_one(get_stats(&rs));
 	}
@@ -1708,15 +1713,14 @@ static int cmd_monitor(int argc, char **argv)
 		die("goblin module has no \"events\" group");
 	err = nl_socket_add_membership(sk, grp);
 	if (err == -NLE_PERM || err == -NLE_NOACCESS)
-		die("permission denied: subscribing to events needs "
-		    "CAP_NET_ADMIN (run as root)");
+		die("permission denied: subscribing to events needs CAP_NET_ADMIN (run as root)");
 	if (err < 0)
 		die("cannot subscribe to events: %s", nl_geterror(err));
 	nl_socket_disable_seq_check(sk);
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, event_cb, NULL);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (opt_json == false) {
+	if (!opt_json) {
 		printf("listening for goblin events (Ctrl-C to stop)\n");
 		fflush(stdout);
 	}
@@ -1749,28 +1753,30 @@ static int cmd_monitor(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* Main, batch mode                                                   */
 
-static void usage(FILE *f)
+static const char usage_text[] =
+	"usage: goblinctl [-j] [-p] [-b FILE] COMMAND [ARGS]\n"
+	"\n"
+	"  store show | store set NAME VALUE...   memory block ram-head ssd-dir\n"
+	"                                         ssd-max promotion mlock cores\n"
+	"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
+	"                                [idle-timeout S] [credits N] [port N]\n"
+	"  listener del KIND ADDR[:PORT]          KIND: memcache rdma http\n"
+	"  listener show [KIND]\n"
+	"  numa show | numa set [policy local|interleave|bind] [node N]\n"
+	"  stats [global|listeners|conns|numa] [-w SECONDS [-n COUNT]]\n"
+	"  conn show [KIND]\n"
+	"  object show KEY | object list [--prefix P]\n"
+	"  flush\n"
+	"  monitor [count N] [timeout SECONDS]\n"
+	"  version\n"
+	"\n"
+	"  -j, --json     JSON output      -p, --pretty   indented JSON\n"
+	"  -b, --batch F  run commands from file F (\"-\" = stdin)\n"
+	"Sizes take K, M, G, T suffixes (powers of 1024). See goblinctl(8).\n";
+
+static void print_usage(FILE *f)
 {
-	fprintf(f,
-"usage: goblinctl [-j] [-p] [-b FILE] COMMAND [ARGS]\n"
-"\n"
-"  store show | store set NAME VALUE...   memory block ram-head ssd-dir\n"
-"                                         ssd-max promotion mlock cores\n"
-"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
-"                                [idle-timeout S] [credits N] [port N]\n"
-"  listener del KIND ADDR[:PORT]          KIND: memcache rdma http\n"
-"  listener show [KIND]\n"
-"  numa show | numa set [policy local|interleave|bind] [node N]\n"
-"  stats [global|listeners|conns|numa] [-w SECONDS [-n COUNT]]\n"
-"  conn show [KIND]\n"
-"  object show KEY | object list [--prefix P]\n"
-"  flush\n"
-"  monitor [count N] [timeout SECONDS]\n"
-"  version\n"
-"\n"
-"  -j, --json     JSON output      -p, --pretty   indented JSON\n"
-"  -b, --batch F  run commands from file F (\"-\" = stdin)\n"
-"Sizes take K, M, G, T suffixes (powers of 1024). See goblinctl(8).\n");
+	fputs(usage_text, f);
 }
 
 static const struct {
@@ -1793,7 +1799,7 @@ static int run_command(int argc, char **argv)
 	size_t i;
 
 	if (!strcmp(argv[0], "help")) {
-		usage(stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -1816,7 +1822,8 @@ static int split_line(char *line, char **argv, int max)
 			break;
 		if (argc >= max)
 			die("batch: too many words");
-		argv[argc++] = o = p;
+		o = p;
+		argv[argc++] = p;
 		while (*p && !isspace((unsigned char)*p)) {
 			if (*p == '\'' || *p == '"') {
 				char q = *p++;
@@ -1892,27 +1899,28 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *o = argv[i];
 
-		if (!strcmp(o, "-j") || !strcmp(o, "--json")) {
+		if (!strcmp(o, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(o, "-j") || !strcmp(o, "--json")) {
 			opt_json = true;
 		} else if (!strcmp(o, "-p") || !strcmp(o, "--pretty")) {
 			opt_pretty = true;
 		} else if (!strcmp(o, "-jp") || !strcmp(o, "-pj")) {
-			opt_json = opt_pretty = true;
-		} else if (!strcmp(o, "-b") || !strcmp(o, "--batch")) {
-			if (++i >= argc)
-				die("-b: missing FILE");
-			batch = argv[i];
+			opt_json = true;
+			opt_pretty = true;
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
 			printf("goblinctl %s\n", GOBLINCTL_VERSION);
 			return 0;
-		} else if (!strcmp(o, "--")) {
-			i++;
-			break;
+		} else if (!strcmp(o, "-b") || !strcmp(o, "--batch")) {
+			if (++i >= argc)
+				die("-b: missing FILE");
+			batch = argv[i];
 		} else {
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}
@@ -1925,7 +1933,7 @@ int main(int argc, char **argv)
 		return run_batch(batch);
 	}
 	if (i >= argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	return run_command(argc - i, argv + i);
