@@ -12,7 +12,7 @@
 
 #include <goblin/client.h>
 
-#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#include "../../tools/include/gb_compiler.h"
 
 #define GB_ERRMSG_LEN		256
 #define GB_DEFAULT_TIMEOUT_MS	10000

@@ -23,6 +23,8 @@
 
 #include <goblin/client.h>
 
+#include "../../../tools/include/gb_compiler.h"
+
 struct target {
 	enum gb_transport t;
 	char host[256];
@@ -35,9 +37,6 @@ static unsigned int ntest, nfail;
 static size_t max_size = GB_VALUE_MAX;
 static const char *bind_host;
 static unsigned int nprocs = 8;
-
-#define __printf(a, b) __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void tap(bool ok, const char *fmt, ...) __printf(2, 3);
 
