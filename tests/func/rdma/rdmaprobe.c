@@ -34,6 +34,8 @@
 
 #include "rdma_rec.h"
 
+#include "../../../tools/include/gb_compiler.h"
+
 #define REC	GB_RDMA_RECORD_SIZE
 #define NSEND	64
 
@@ -47,7 +49,7 @@ static size_t region_len;
 static unsigned int win = 4096, nwin = 2, credits = 16;
 static unsigned int srv_credits, owed, send_next, used_windows;
 static int disconnected;
-static char reply[REC] __attribute__((aligned(8)));
+static char reply[REC] __aligned(8);
 static int rkey_delta;
 static int bad_magic;
 
@@ -171,7 +173,7 @@ static int recv_rec(int ms, struct gb_rdma_rec *rec)
 	return -1;
 }
 
-static void conn(const char *addr, const char *port, const char *bind)
+static void do_connect(const char *addr, const char *port, const char *bind)
 {
 	struct addrinfo *dst, *src = NULL;
 	struct gb_rdma_connect c;
@@ -322,6 +324,7 @@ static int cmd_stream(const char *key, uint64_t size)
 	char *src = region + (size_t)win * nwin;
 	uint64_t got = 0, i, chunks = 0;
 	struct gb_rdma_rec r;
+	bool last, done;
 	double t0, t1;
 
 	if (size > (1 << 20)) {
@@ -366,7 +369,9 @@ static int cmd_stream(const char *key, uint64_t size)
 		}
 		got += r.u.bulk.len;
 		chunks++;
-		if (!!(r.u.bulk.flags & GB_RDMA_BULK_LAST) != (got == size)) {
+		last = r.u.bulk.flags & GB_RDMA_BULK_LAST;
+		done = got == size;
+		if (last != done) {
 			printf("# LAST flag wrong\n");
 			return 1;
 		}
@@ -419,7 +424,7 @@ int main(int argc, char **argv)
 		bad_magic = 1;
 	if (!strcmp(cmd, "badrkey"))
 		rkey_delta = 0x1000;
-	conn(argv[optind], argv[optind + 1], bind);
+	do_connect(argv[optind], argv[optind + 1], bind);
 	argv += optind + 3;
 
 	if (!strcmp(cmd, "stream"))
