@@ -11,6 +11,8 @@
 
 #include "mc_parse.h"
 
+#include "../../tools/include/gb_compiler.h"
+
 static inline int mc_check_in(const char *p, size_t n, const char *lo,
 			      size_t len)
 {
@@ -105,7 +107,7 @@ static inline int mc_check_result(const char *buf, size_t len, int ret,
 	case MC_CMD_MS:
 		if (req->vlen > 0x7fffffff - 2)
 			*why = "value length out of range";
-		/* fall through */
+		fallthrough;
 	case MC_CMD_DELETE:
 	case MC_CMD_INCR:
 	case MC_CMD_DECR:

@@ -16,6 +16,8 @@
 #include "mc_parse.h"
 #include "mc_check.h"
 
+#include "../../tools/include/gb_compiler.h"
+
 static int test_failed;		/* checks failed in the current test */
 static int tests_run, tests_failed;
 
@@ -571,7 +573,7 @@ static void t_b64_names(void)
 	size_t i, n;
 	int c, d;
 
-	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(vec); i++) {
 		memset(out, 0, sizeof(out));
 		n = mc_b64_encode(vec[i][0], strlen(vec[i][0]), out);
 		CHECK(n == strlen(vec[i][1]) && !memcmp(out, vec[i][1], n));
@@ -599,7 +601,7 @@ static void t_prefixes(void)
 	};
 	size_t i, l;
 
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
 		size_t len = strlen(lines[i]);
 		int full;
 
@@ -685,7 +687,7 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+	size_t i, n = ARRAY_SIZE(tests);
 
 	printf("1..%zu\n", n);
 	for (i = 0; i < n; i++) {
