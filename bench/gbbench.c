@@ -252,7 +252,7 @@ static void print_pcts(const char *name, uint64_t *v, size_t n)
 
 	gbb_sort_u64(v, n);
 	printf("  %-10s", name);
-	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(p); i++)
 		printf(" %10.1f", gbb_rank(v, n, p[i]) / 1e3);
 	printf("\n");
 }
@@ -530,7 +530,8 @@ static void phase_throughput(void)
 	bool found = false;
 
 	if (f)
-		fprintf(f, "kind,client,size,gets,gbit_s,crc_ns,phase,qps,depth,run,wall_ns,bytes,%s\n",
+		fprintf(f,
+			"kind,client,size,gets,gbit_s,crc_ns,phase,qps,depth,run,wall_ns,bytes,%s\n",
 			cpu_hdr);
 	printf("throughput: %llu B values, warmup %.1f s, window %.1f s\n",
 	       (unsigned long long)opt.size, opt.warmup_s, opt.measure_s);
@@ -648,33 +649,35 @@ static unsigned int parse_list(const char *s, unsigned int *v, int *iv,
 	return n;
 }
 
-static void usage(FILE *f)
+static const char usage_text[] =
+	"usage: gbbench [options] PHASE...   (PHASE: load latency throughput)\n"
+	"  -a, --addr ADDR         server address (default 127.0.0.1)\n"
+	"  -p, --port PORT         server port (default 11211)\n"
+	"  -t, --transport T       rdma or tcp (memcache text) (default tcp)\n"
+	"      --client C          auto, lib (libgoblin) or builtin (tcp only)\n"
+	"  -n, --count N           objects in the corpus (default 256)\n"
+	"  -s, --size BYTES        object size, K/M suffixes (default 256K)\n"
+	"  -q, --qps LIST          throughput QPs, e.g. 1,2,4,8 (default 1)\n"
+	"  -d, --depth LIST        queue depth per QP, e.g. 1,4,16 (default 1)\n"
+	"      --load-qps N        parallel streams for load (default 2)\n"
+	"  -w, --warmup SEC        throughput warmup (default 1)\n"
+	"  -m, --measure SEC       throughput window (default 3)\n"
+	"      --lat-warmup N      latency warmup GETs per rep (default 100)\n"
+	"      --lat-reqs N        latency measured GETs per rep (default 1000)\n"
+	"  -r, --reps N            latency repetitions (default 3)\n"
+	"      --confirm N         confirmation runs at saturation (default 3)\n"
+	"      --sat-frac F        saturation threshold vs best (default 0.95)\n"
+	"      --seed N            selector seed (default 1)\n"
+	"  -c, --cpus LIST         pin stream i to CPU LIST[i % n]\n"
+	"      --validate          CRC32C every payload (cost reported apart)\n"
+	"      --prefix P          key prefix (default gbb)\n"
+	"  -o, --out PREFIX        write PREFIX-<phase>.csv\n"
+	"      --watch LIST        comm prefixes counted as server CPU\n"
+	"  -h, --help\n";
+
+static void print_usage(FILE *f)
 {
-	fprintf(f,
-"usage: gbbench [options] PHASE...   (PHASE: load latency throughput)\n"
-"  -a, --addr ADDR         server address (default 127.0.0.1)\n"
-"  -p, --port PORT         server port (default 11211)\n"
-"  -t, --transport T       rdma or tcp (memcache text) (default tcp)\n"
-"      --client C          auto, lib (libgoblin) or builtin (tcp only)\n"
-"  -n, --count N           objects in the corpus (default 256)\n"
-"  -s, --size BYTES        object size, K/M suffixes (default 256K)\n"
-"  -q, --qps LIST          throughput QPs, e.g. 1,2,4,8 (default 1)\n"
-"  -d, --depth LIST        queue depth per QP, e.g. 1,4,16 (default 1)\n"
-"      --load-qps N        parallel streams for load (default 2)\n"
-"  -w, --warmup SEC        throughput warmup (default 1)\n"
-"  -m, --measure SEC       throughput window (default 3)\n"
-"      --lat-warmup N      latency warmup GETs per rep (default 100)\n"
-"      --lat-reqs N        latency measured GETs per rep (default 1000)\n"
-"  -r, --reps N            latency repetitions (default 3)\n"
-"      --confirm N         confirmation runs at saturation (default 3)\n"
-"      --sat-frac F        saturation threshold vs best (default 0.95)\n"
-"      --seed N            selector seed (default 1)\n"
-"  -c, --cpus LIST         pin stream i to CPU LIST[i %% n]\n"
-"      --validate          CRC32C every payload (cost reported apart)\n"
-"      --prefix P          key prefix (default gbb)\n"
-"  -o, --out PREFIX        write PREFIX-<phase>.csv\n"
-"      --watch LIST        comm prefixes counted as server CPU\n"
-"  -h, --help\n");
+	fputs(usage_text, f);
 }
 
 enum {
@@ -821,10 +824,10 @@ static void parse_opts(int argc, char **argv)
 			opt.watch = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(0);
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			exit(EXIT_USAGE);
 		}
 	}
@@ -866,7 +869,8 @@ static void print_params(int argc, char **argv)
 	printf("gbbench:");
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
-	printf("\nparams: client=%s transport=%s addr=%s port=%s count=%u size=%llu seed=%llu validate=%d\n",
+	printf("\n"
+	       "params: client=%s transport=%s addr=%s port=%s count=%u size=%llu seed=%llu validate=%d\n",
 	       be->name, opt.transport == GBB_RDMA ? "rdma" : "tcp",
 	       opt.addr, opt.port, opt.count, (unsigned long long)opt.size,
 	       (unsigned long long)opt.seed, opt.validate);
@@ -880,7 +884,7 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv);
 	if (optind >= argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
 	for (p = optind; p < argc; p++)

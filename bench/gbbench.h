@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../tools/include/gb_compiler.h"
+
 #define GBB_MAX_LIST	16
 #define GBB_KEY_LEN	32
 
