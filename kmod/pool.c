@@ -302,6 +302,46 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Give back one completely free block of any node. Used when the budget
+ * allows no new block for this node while another node sits on an unused
+ * one (after a flush, or once the budget was lowered): without this, that
+ * node could never get a head page again until its block was released.
+ */
+static bool gb_pool_release_idle(void)
+{
+	struct gb_block *blk, *found = NULL;
+	unsigned long flags;
+	int node;
+
+	for (node = 0; node < MAX_NUMNODES && !found; node++) {
+		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
+
+		if (!pool)
+			continue;
+		spin_lock_irqsave(&pool->lock, flags);
+		list_for_each_entry(blk, &pool->blocks, bnode) {
+			if (blk->nr_free != blk->nr || blk->nr_quar)
+				continue;
+			list_del(&blk->bnode);
+			list_del_init(&blk->pnode);
+			list_del_init(&blk->qnode);
+			pool->nr_blocks--;
+			if (blk->huge)
+				pool->nr_huge--;
+			pool->nr_free -= blk->nr_free;
+			atomic_long_dec(&gb_blocks_total);
+			found = blk;
+			break;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	if (!found)
+		return false;
+	gb_block_release(found);
+	return true;
+}
+
 /**
  * gb_pool_alloc - lend one head page to an object
  * @node: preferred NUMA node (NUMA_NO_NODE: local)
@@ -337,6 +377,8 @@ int gb_pool_alloc(int node, struct gb_hpage *hp)
 		}
 		spin_unlock_irqrestore(&pool->lock, flags);
 		err = gb_block_create(pool);
+		if (err == -ENOMEM && gb_pool_full() && gb_pool_release_idle())
+			continue;
 		if (err)
 			return err;
 	}

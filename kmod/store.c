@@ -265,13 +265,21 @@ static void gb_obj_free_work(struct work_struct *work)
 static void gb_obj_free(struct gb_obj *obj)
 {
 	struct gb_obj_priv *priv = obj->priv;
+	u64 held = 0;
 	u32 i;
 
-	/* Pages can go back at once: RCU readers never touch them. */
-	for (i = 0; i < priv->nr_pages; i++)
-		if (priv->pages[i].blk)
+	/*
+	 * Pages can go back at once: RCU readers never touch them. After a
+	 * failed gb_obj_alloc() only the first pages are there, and only
+	 * those were charged to gb_head_bytes.
+	 */
+	for (i = 0; i < priv->nr_pages; i++) {
+		if (priv->pages[i].blk) {
 			gb_pool_free(&priv->pages[i]);
-	atomic64_sub((u64)priv->nr_pages << PAGE_SHIFT, &gb_head_bytes);
+			held += PAGE_SIZE;
+		}
+	}
+	atomic64_sub(held, &gb_head_bytes);
 	priv->nr_pages = 0;
 	INIT_RCU_WORK(&priv->rwork, gb_obj_free_work);
 	queue_rcu_work(gb_free_wq, &priv->rwork);
