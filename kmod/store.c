@@ -508,6 +508,22 @@ struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 }
 
 /**
+ * gb_obj_head_len - bytes of the value held in RAM head pages
+ * @obj: object from gb_obj_alloc() or a lookup (any reference)
+ *
+ * Value bytes [0, gb_obj_head_len()) live in head pages; the rest, if any,
+ * in the tail file. Fixed when the object is allocated (min(len, ram_head)
+ * at that time), so it stays valid for the object's whole life even if
+ * ram_head is changed later. Any context.
+ *
+ * Return: head length in bytes, at most @obj->len.
+ */
+u32 gb_obj_head_len(const struct gb_obj *obj)
+{
+	return obj->priv->head_len;
+}
+
+/**
  * gb_obj_write - fill value bytes of an unpublished object
  * @obj: object from gb_obj_alloc()
  * @off: value offset
@@ -1498,6 +1514,18 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 	return err;
 }
 
+static int gb_dbg_head(const char *key, u64 *len)
+{
+	struct gb_obj *obj;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	*len = gb_obj_head_len(obj);
+	gb_obj_put(obj);
+	return 0;
+}
+
 static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -1526,6 +1554,8 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = gb_store_delete(key, strlen(key), 0);
 	} else if (n >= 3 && !strcmp(cmd, "touch")) {
 		res = gb_store_touch(key, strlen(key), a);
+	} else if (n >= 2 && !strcmp(cmd, "head")) {
+		res = gb_dbg_head(key, &len);
 	} else if (n >= 2 && !strcmp(cmd, "hold")) {
 		res = gb_dbg_hold(key);
 	} else if (n >= 1 && !strcmp(cmd, "release")) {

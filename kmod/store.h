@@ -97,6 +97,12 @@ int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
 		    unsigned int *pgoff, unsigned int *seg);
 /* Copy value bytes out (for small values / tests). May sleep. */
 int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len);
+/*
+ * Bytes of the value held in RAM head pages: [0, head_len) is in head pages
+ * (gb_obj_get_page() never sleeps for them), the rest is in the tail file.
+ * Fixed at gb_obj_alloc() time; any context.
+ */
+u32 gb_obj_head_len(const struct gb_obj *obj);
 
 /*
  * Publish @obj under @mode. @cas is the expected CAS for GB_MODE_CAS.
