@@ -579,6 +579,35 @@ void gb_pool_get_stats(struct gb_pool_stats *st)
 	st->pages_total = st->pages_free + st->pages_used + st->pages_quarantined;
 }
 
+/**
+ * gb_pool_node_usage - usage of the pool of one NUMA node
+ * @nid:        node id
+ * @pages_used: set to the head pages lent out on @nid
+ * @blocks:     set to the blocks allocated on @nid
+ *
+ * Holds gb_pool_mutex so that a concurrent block size change cannot free
+ * the pool under us; may sleep.
+ */
+void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
+{
+	struct gb_pool *pool;
+	unsigned long flags;
+
+	*pages_used = 0;
+	*blocks = 0;
+	if (nid < 0 || nid >= MAX_NUMNODES)
+		return;
+	mutex_lock(&gb_pool_mutex);
+	pool = gb_pools[nid];
+	if (pool) {
+		spin_lock_irqsave(&pool->lock, flags);
+		*pages_used = pool->nr_used;
+		*blocks = pool->nr_blocks;
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	mutex_unlock(&gb_pool_mutex);
+}
+
 int gb_pool_init(u64 memory, u32 block)
 {
 	atomic_long_set(&gb_blocks_total, 0);

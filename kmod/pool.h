@@ -43,6 +43,7 @@ void gb_pool_set_memory(u64 memory);
 int gb_pool_set_block(u32 block);
 void gb_pool_maint(bool all);
 void gb_pool_get_stats(struct gb_pool_stats *st);
+void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks);
 bool gb_pool_full(void);
 
 #endif /* _GOBLIN_POOL_H */

@@ -61,6 +61,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/rhashtable.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -1259,6 +1260,22 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->ssd_limit = READ_ONCE(gb_ssd_max);
 }
 
+/**
+ * gb_store_node_usage - head memory of the store on one NUMA node
+ * @nid:        node id
+ * @head_bytes: set to the bytes of head pages lent to objects on @nid
+ * @blocks:     set to the number of pool blocks allocated on @nid
+ *
+ * Both are 0 for a node the store has not used. Process context.
+ */
+void gb_store_node_usage(int nid, u64 *head_bytes, u64 *blocks)
+{
+	u64 pages;
+
+	gb_pool_node_usage(nid, &pages, blocks);
+	*head_bytes = pages << PAGE_SHIFT;
+}
+
 void gb_store_get_config(struct gb_store_config *cfg)
 {
 	mutex_lock(&gb_cfg_mutex);
@@ -1420,10 +1437,12 @@ out:
  *   del KEY                      delete
  *   flush [WHEN]                 flush_all
  *   touch KEY EXPTIME            touch
+ *   head KEY                     LEN = gb_obj_head_len() of KEY
  *   hold KEY                     keep a reference on the first head page,
  *                                like an skb after sendpage()
  *   release                      drop it
- * Reading the file returns the result of the last command and the stats.
+ * Reading the file returns the result of the last command, the stats and
+ * per online node "nodeN_head_bytes" / "nodeN_blocks" (gb_store_node_usage).
  */
 static DEFINE_MUTEX(gb_dbg_mutex);
 static char gb_dbg_result[128];
@@ -1582,7 +1601,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	struct gb_store_stats st;
 	ssize_t ret;
 	char *buf;
-	int len;
+	int len, nid;
 
 	buf = kmalloc(2048, GFP_KERNEL);
 	if (!buf)
@@ -1599,6 +1618,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 st.blocks_total, st.blocks_huge, st.blocks_small,
 			 st.pages_free, st.pages_quarantined,
 			 st.quarantined_total, st.memory_limit, st.ssd_limit);
+	for_each_online_node(nid) {
+		u64 head, blocks;
+
+		gb_store_node_usage(nid, &head, &blocks);
+		len += scnprintf(buf + len, 2048 - len,
+				 "node%d_head_bytes %llu\nnode%d_blocks %llu\n",
+				 nid, head, nid, blocks);
+	}
 	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
 	kfree(buf);
 	return ret;

@@ -183,6 +183,8 @@ void gb_store_get_config(struct gb_store_config *cfg);
 int gb_store_set_config(const struct gb_store_config *cfg,
 			struct netlink_ext_ack *extack);
 void gb_store_get_stats(struct gb_store_stats *st);
+/* Head bytes lent to objects and pool blocks on NUMA node @nid. May sleep. */
+void gb_store_node_usage(int nid, u64 *head_bytes, u64 *blocks);
 
 /* Iterate objects for dumps: visit from *@cursor, return next cursor. */
 typedef int (*gb_store_visit_fn)(struct gb_obj *obj, void *arg);
