@@ -72,6 +72,7 @@
 #include <net/netlink.h>
 
 #include "goblin.h"
+#include "netlink.h"
 #include "pool.h"
 #include "stats.h"
 #include "store.h"
@@ -82,6 +83,7 @@
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
+#define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 
 /**
  * struct gb_obj_priv - store-private part of an object
@@ -177,6 +179,7 @@ static struct delayed_work gb_maint_dwork;
 static bool gb_running;
 static struct dentry *gb_dbg_dir;
 static bool gb_dbg_own_dir;
+static unsigned long gb_pressure_next;	/* jiffies of the next event */
 
 s64 gb_now(void)
 {
@@ -366,6 +369,35 @@ static bool gb_evict_one(bool need_tail)
 	return done;
 }
 
+/**
+ * gb_note_pressure - report that an allocation had to evict
+ * @tail: the SSD budget (tails) was short, not the RAM budget (heads)
+ *
+ * Sends at most one pressure event per GB_PRESSURE_PERIOD, the first one
+ * right away. Called without store locks held (the netlink event helpers
+ * allow any context, this just keeps them off the eviction lock).
+ */
+static void gb_note_pressure(bool tail)
+{
+	unsigned long next = READ_ONCE(gb_pressure_next);
+	unsigned long now = jiffies;
+	u64 used, limit;
+
+	if (time_before(now, next))
+		return;
+	/* One winner per period when several allocations evict at once. */
+	if (cmpxchg(&gb_pressure_next, next, now + GB_PRESSURE_PERIOD) != next)
+		return;
+	if (tail) {
+		used = atomic64_read(&gb_tail_bytes);
+		limit = READ_ONCE(gb_ssd_max);
+	} else {
+		used = atomic64_read(&gb_head_bytes);
+		limit = READ_ONCE(gb_cfg.memory);
+	}
+	gb_nl_event_pressure(used, limit, gb_stat_sum(GB_ST_EVICTIONS));
+}
+
 /* Wait for frees queued behind RCU so their pages/files are really gone. */
 static void gb_drain_frees(void)
 {
@@ -386,8 +418,10 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i]);
 			if (!err)
 				break;
-			if (gb_evict_one(false))
+			if (gb_evict_one(false)) {
+				gb_note_pressure(false);
 				continue;
+			}
 			/* Nothing to evict: pages held by readers or quarantine. */
 			if (++tries > 50)
 				return -ENOMEM;
@@ -413,6 +447,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		atomic64_sub(acct, &gb_tail_bytes);
 		if (!gb_evict_one(true))
 			return -ENOSPC;
+		gb_note_pressure(true);
 		/* The victim's tail is uncharged when it is freed, after RCU. */
 		gb_drain_frees();
 	}
@@ -439,6 +474,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 			evicted += gb_evict_one(true);
 		if (!evicted)
 			return -ENOSPC;
+		gb_note_pressure(true);
 		gb_drain_frees();
 	}
 }
@@ -1676,6 +1712,7 @@ int gb_store_init(void)
 	atomic64_set(&gb_flush_cas, 0);
 	gb_flush_when = 0;
 	gb_next_id = 0;
+	gb_pressure_next = jiffies;
 	gb_ssd = NULL;
 	gb_ssd_max = 0;
 	atomic64_set(&gb_items, 0);

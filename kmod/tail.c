@@ -23,7 +23,9 @@
  * it is empty (it is then marked), or when its marker has our magic and
  * version, comes from the same host and matches ram_head and block (a
  * previous load of this store: its tails are stale and deleted). Anything
- * else is refused with a reason.
+ * else is refused with a reason, which also goes out as a netlink
+ * safety-refused event (listener kind GB_LISTENER_KIND_MAX: not a
+ * transport, no peer).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +41,7 @@
 #include <linux/utsname.h>
 
 #include "goblin.h"
+#include "netlink.h"
 #include "tail.h"
 
 static atomic64_t gb_tail_ids = ATOMIC64_INIT(0);
@@ -306,6 +309,14 @@ static int gb_count_unmarked_tails(struct gb_ssd *ssd, unsigned int *count)
 	return err;
 }
 
+/* Refuse a directory on a safety-marker ground: tell @why and monitors. */
+static int gb_ssd_refuse(const char **why, const char *reason, int err)
+{
+	*why = reason;
+	gb_nl_event_safety(GB_LISTENER_KIND_MAX, NULL, reason);
+	return err;
+}
+
 /* Check the marker of @ssd or mark an empty directory. */
 static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 			const uuid_t *uuid, const char **why)
@@ -325,31 +336,35 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 			*why = "ssd_dir: cannot be listed";
 			return err;
 		}
-		if (l.count) {
-			*why = "ssd_dir: is not empty and has no .goblin-store marker";
-			return -ENOTEMPTY;
-		}
+		if (l.count)
+			return gb_ssd_refuse(why,
+					     "ssd_dir: is not empty and has no .goblin-store marker",
+					     -ENOTEMPTY);
 		return 0;
 	}
-	if (err) {
+	if (err == -ENOMEM) {
 		*why = "ssd_dir: has an unreadable or foreign .goblin-store marker";
-		return err == -ENOMEM ? err : -EINVAL;
+		return err;
 	}
-	if (strcmp(m.magic, GB_MARKER_MAGIC) || m.version != GB_MARKER_VERSION) {
-		*why = "ssd_dir: marker has a different magic or format version";
-		return -EINVAL;
-	}
+	if (err)
+		return gb_ssd_refuse(why,
+				     "ssd_dir: has an unreadable or foreign .goblin-store marker",
+				     -EINVAL);
+	if (strcmp(m.magic, GB_MARKER_MAGIC) || m.version != GB_MARKER_VERSION)
+		return gb_ssd_refuse(why,
+				     "ssd_dir: marker has a different magic or format version",
+				     -EINVAL);
 	snprintf(us, sizeof(us), "%pUb", uuid);
 	if (!strcmp(m.uuid, us))
 		return 0;
-	if (strcmp(m.host, host)) {
-		*why = "ssd_dir: is marked by a Goblin Store on another host";
-		return -EBUSY;
-	}
-	if (m.ram_head != ram_head || m.block != block) {
-		*why = "ssd_dir: is marked by another Goblin Store with a different ram_head/block";
-		return -EBUSY;
-	}
+	if (strcmp(m.host, host))
+		return gb_ssd_refuse(why,
+				     "ssd_dir: is marked by a Goblin Store on another host",
+				     -EBUSY);
+	if (m.ram_head != ram_head || m.block != block)
+		return gb_ssd_refuse(why,
+				     "ssd_dir: is marked by another Goblin Store with a different ram_head/block",
+				     -EBUSY);
 	return 0;
 }
 
