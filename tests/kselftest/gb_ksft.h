@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the goblin.ko kselftests: loading and unloading the
- * module with the raw syscalls, reading sysfs and /proc, and watching the
- * kernel log for warnings. Header-only so each test stays one .c file.
+ * module with the raw syscalls, reading sysfs and /proc, watching the
+ * kernel log for warnings, the store's debugfs test hook and raw generic
+ * netlink requests (no libnl). Header-only so each test stays one .c file.
  */
 #ifndef GB_KSFT_H
 #define GB_KSFT_H
@@ -15,10 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 #define GB_MODNAME	"goblin"
 #define GB_SYSMOD	"/sys/module/" GB_MODNAME
@@ -243,6 +250,154 @@ static inline int gb_kmsg_scan(int fd)
 	}
 	regfree(&re);
 	return bad;
+}
+
+/*
+ * Store debugfs hook (kmod/store.c, gb_dbg_write): one command per write;
+ * the first line read back is "CMD RESULT LEN".
+ */
+#define GB_DEBUGFS	"/sys/kernel/debug"
+#define GB_DBG_STORE	GB_DEBUGFS "/goblin/store"
+
+/* Mount debugfs unless it is; 0 or -errno. */
+static inline int gb_debugfs_mount(void)
+{
+	struct stat st;
+
+	if (stat(GB_DEBUGFS "/goblin", &st) == 0)
+		return 0;
+	if (mount("none", GB_DEBUGFS, "debugfs", 0, NULL) && errno != EBUSY)
+		return -errno;
+	return 0;
+}
+
+/* Run @cmd; *@res and *@len get its result. 0 or -errno (I/O, format). */
+static inline int gb_dbg_cmd(const char *cmd, int *res, unsigned long long *len)
+{
+	char out[2048], name[32];
+	int ret;
+
+	ret = gb_write_file(GB_DBG_STORE, cmd);
+	if (ret)
+		return ret;
+	ret = gb_read_file(GB_DBG_STORE, out, sizeof(out));
+	if (ret < 0)
+		return ret;
+	if (sscanf(out, "%31s %d %llu", name, res, len) != 3)
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * Raw generic netlink. gb_genl_open() gives a socket with a receive
+ * timeout; gb_genl_do() sends one request (@cmd, optional string attribute
+ * @attr/@str) to @family and reads the reply into @buf: returns the
+ * attribute payload length with *@attrs pointing at it, or -errno (from
+ * NLMSG_ERROR too).
+ */
+static inline int gb_genl_open(void)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static inline int gb_genl_do(int fd, __u16 family, __u8 cmd, __u16 attr,
+			     const char *str, void *buf, size_t size,
+			     struct nlattr **attrs)
+{
+	static __u32 seq;
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		char a[256];
+	} req;
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	struct nlmsghdr *nlh = buf;
+	ssize_t n;
+
+	memset(&req, 0, sizeof(req));
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req.n.nlmsg_type = family;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.n.nlmsg_seq = ++seq;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	if (str) {
+		struct nlattr *na = (struct nlattr *)req.a;
+		size_t sl = strlen(str) + 1;
+
+		if (NLA_HDRLEN + sl > sizeof(req.a))
+			return -EINVAL;
+		na->nla_type = attr;
+		na->nla_len = NLA_HDRLEN + sl;
+		memcpy((char *)na + NLA_HDRLEN, str, sl);
+		req.n.nlmsg_len += NLA_ALIGN(na->nla_len);
+	}
+	if (sendto(fd, &req, req.n.nlmsg_len, 0, (struct sockaddr *)&to,
+		   sizeof(to)) < 0)
+		return -errno;
+	do {
+		n = recv(fd, buf, size, 0);
+		if (n < 0)
+			return -errno;
+		if (n < (ssize_t)NLMSG_HDRLEN || !NLMSG_OK(nlh, n))
+			return -EPROTO;
+	} while (nlh->nlmsg_seq != seq);	/* stale reply */
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+		return e->error ? e->error : -ENODATA;
+	}
+	if (nlh->nlmsg_type != family ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -EPROTO;
+	*attrs = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	return nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+}
+
+/* Attribute @type in the @len bytes at @na (a reply or a nest), or NULL. */
+static inline struct nlattr *gb_nla_find(struct nlattr *na, int len, int type)
+{
+	while (len >= NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
+	       na->nla_len <= len) {
+		if ((na->nla_type & NLA_TYPE_MASK) == type)
+			return na;
+		len -= NLA_ALIGN(na->nla_len);
+		na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len));
+	}
+	return NULL;
+}
+
+static inline void *gb_nla_data(struct nlattr *na)
+{
+	return (char *)na + NLA_HDRLEN;
+}
+
+static inline int gb_nla_len(const struct nlattr *na)
+{
+	return na->nla_len - NLA_HDRLEN;
+}
+
+/* Resolve a generic netlink family id; > 0 or -errno. */
+static inline int gb_genl_family(int fd, const char *name)
+{
+	char buf[8192];
+	struct nlattr *a, *id;
+	int len;
+
+	len = gb_genl_do(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+			 CTRL_ATTR_FAMILY_NAME, name, buf, sizeof(buf), &a);
+	if (len < 0)
+		return len;
+	id = gb_nla_find(a, len, CTRL_ATTR_FAMILY_ID);
+	if (!id || gb_nla_len(id) != sizeof(__u16))
+		return -EPROTO;
+	return *(__u16 *)gb_nla_data(id);
 }
 
 #endif /* GB_KSFT_H */

@@ -4,14 +4,19 @@
  * module loaded by tests/vm/run ($GOBLIN_KO, $GOBLIN_MODPARAMS):
  *
  *  - cycles: 20 unload/load cycles with the module exercised after each
- *    load, then no growth of slab / vmalloc / page usage beyond a small
- *    tolerance and no kernel warning logged;
+ *    load (sysfs, an object stored, read back and deleted through the
+ *    store's debugfs hook, the "goblin" generic netlink family resolved
+ *    and its STORE_GET / STATS_GET answered), then no growth of slab /
+ *    vmalloc / page usage beyond a small tolerance and no kernel warning
+ *    logged;
  *  - params_applied: parameters given to insmod are visible in sysfs;
  *  - bad_param_rejected: an unparsable parameter fails the load cleanly.
  *
  * Every test leaves goblin.ko loaded with the runner's parameters.
  */
 #include <dirent.h>
+
+#include <linux/goblin.h>
 
 #include "kselftest_harness.h"
 #include "gb_ksft.h"
@@ -25,13 +30,69 @@
 #define VMALLOC_TOL_KB	2048
 #define USED_TOL_KB	(16 * 1024)
 
+/* A value below any ram_head (one head, no tail); seed 7 for the pattern. */
+#define EX_KEY		"ksft-cycle"
+#define EX_LEN		5000
+
+/* u64 attribute @type in @len bytes of attributes at @a; -1 if absent. */
+static long long nla_u64(struct nlattr *a, int len, int type)
+{
+	struct nlattr *na = gb_nla_find(a, len, type);
+	__u64 v;
+
+	if (!na || gb_nla_len(na) != sizeof(v))
+		return -1;
+	memcpy(&v, gb_nla_data(na), sizeof(v));
+	return v;
+}
+
 /*
- * Touch the loaded module from userspace. Extend this as the module grows
- * (netlink requests, a memcache round trip, ...): everything done here is
+ * Generic netlink while EX_KEY is stored: the family resolves (its id
+ * changes with every load), STORE_GET reports the ram_head of sysfs and
+ * STATS_GET counts the object.
+ */
+static void exercise_netlink(struct __test_metadata *_metadata)
+{
+	char buf[8192], param[64];
+	struct nlattr *a, *na, *st;
+	int fd, family, len;
+
+	fd = gb_genl_open();
+	ASSERT_LE(0, fd) TH_LOG("netlink socket: %s", strerror(-fd));
+	family = gb_genl_family(fd, GOBLIN_GENL_NAME);
+	ASSERT_LT(0, family) TH_LOG("resolve family: %s", strerror(-family));
+
+	len = gb_genl_do(fd, family, GOBLIN_CMD_STORE_GET, 0, NULL, buf,
+			 sizeof(buf), &a);
+	ASSERT_LE(0, len) TH_LOG("STORE_GET: %s", strerror(-len));
+	na = gb_nla_find(a, len, GOBLIN_A_RAM_HEAD);
+	ASSERT_NE(NULL, na);
+	ASSERT_EQ(sizeof(__u32), gb_nla_len(na));
+	ASSERT_EQ(0, gb_param("ram_head", param, sizeof(param)));
+	EXPECT_EQ(strtoul(param, NULL, 10), *(__u32 *)gb_nla_data(na));
+
+	len = gb_genl_do(fd, family, GOBLIN_CMD_STATS_GET, 0, NULL, buf,
+			 sizeof(buf), &a);
+	ASSERT_LE(0, len) TH_LOG("STATS_GET: %s", strerror(-len));
+	st = gb_nla_find(a, len, GOBLIN_A_STATS);
+	ASSERT_NE(NULL, st);
+	a = gb_nla_data(st);
+	len = gb_nla_len(st);
+	EXPECT_EQ(1, nla_u64(a, len, GOBLIN_STATS_A_CURR_ITEMS));
+	EXPECT_EQ(EX_LEN, nla_u64(a, len, GOBLIN_STATS_A_BYTES));
+	EXPECT_LE(EX_LEN, nla_u64(a, len, GOBLIN_STATS_A_HEAD_BYTES));
+	close(fd);
+}
+
+/*
+ * Touch the loaded module from userspace: everything done here is
  * repeated CYCLES times and must not leak.
  */
 static void exercise(struct __test_metadata *_metadata)
 {
+	unsigned long long vlen;
+	int res, ret;
+
 	char path[512], buf[4096];
 	struct dirent *de;
 	int nparams = 0;
@@ -53,6 +114,25 @@ static void exercise(struct __test_metadata *_metadata)
 	}
 	closedir(dir);
 	ASSERT_LT(0, nparams) TH_LOG("goblin has no parameters in sysfs");
+
+	/* Store: set, read back byte-exact (checked in the kernel), delete. */
+	ret = gb_debugfs_mount();
+	ASSERT_EQ(0, ret) TH_LOG("mount debugfs: %s", strerror(-ret));
+	ret = gb_dbg_cmd("set " EX_KEY " 5000 7", &res, &vlen);	/* EX_LEN */
+	ASSERT_EQ(0, ret) TH_LOG(GB_DBG_STORE ": %s", strerror(-ret));
+	ASSERT_EQ(0, res) TH_LOG("set: %s", strerror(-res));
+	ASSERT_EQ(0, gb_dbg_cmd("get " EX_KEY " 7", &res, &vlen));
+	EXPECT_EQ(0, res) TH_LOG("get: %s", strerror(-res));
+	EXPECT_EQ(EX_LEN, vlen);
+	ASSERT_EQ(0, gb_dbg_cmd("get " EX_KEY " 8", &res, &vlen));
+	EXPECT_EQ(-EILSEQ, res) TH_LOG("wrong pattern not detected");
+
+	exercise_netlink(_metadata);
+
+	ASSERT_EQ(0, gb_dbg_cmd("del " EX_KEY, &res, &vlen));
+	EXPECT_EQ(0, res) TH_LOG("del: %s", strerror(-res));
+	ASSERT_EQ(0, gb_dbg_cmd("get " EX_KEY " 7", &res, &vlen));
+	EXPECT_EQ(-ENOENT, res) TH_LOG("deleted key still found");
 }
 
 /* Make sure goblin is loaded with the runner's parameters. */
