@@ -18,8 +18,13 @@
  * Completion handlers run in the CQ's workqueue; they only queue received
  * records and finished sends on locked lists and kick conn->work. All
  * protocol state (credits, windows, the request being executed) belongs to
- * conn->work, which runs on gb_rdma_wq, so it is single-threaded and may
- * sleep (tail pages come from the page cache). rdma_cm handlers never sleep
+ * conn->work, which runs on gb_rdma_io_wq, so it is single-threaded and may
+ * sleep (tail pages come from the page cache). gb_rdma_io_wq is per-CPU
+ * and high priority like the CQ's ib_comp_wq: the kick from a completion
+ * handler queues conn->work on the same CPU's pool, and the worker that
+ * just polled the CQ runs it next, without waking a thread on another CPU
+ * (an unbound queue costs a cross-CPU wake-up per request, which in a
+ * slow guest was milliseconds). rdma_cm handlers never sleep
  * for long and never destroy a cm_id: closing queues conn->release.
  *
  * Page ownership on the GET path
@@ -302,7 +307,8 @@ static u64 gb_rdma_next_conn_id;
 static struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
 static u64 gb_rdma_rejects;
 static DECLARE_WAIT_QUEUE_HEAD(gb_rdma_waitq);
-static struct workqueue_struct *gb_rdma_wq;
+static struct workqueue_struct *gb_rdma_wq;	/* setup, teardown, timers */
+static struct workqueue_struct *gb_rdma_io_wq;	/* conn->work */
 
 static void gb_rdma_conn_close(struct gb_rdma_conn *conn);
 
@@ -349,7 +355,7 @@ static void gb_rdma_fail(struct gb_rdma_conn *conn, enum gb_rdma_err kind,
 static void gb_rdma_kick(struct gb_rdma_conn *conn)
 {
 	if (!test_bit(GB_CONN_CLOSING, &conn->flags))
-		queue_work(gb_rdma_wq, &conn->work);
+		queue_work(gb_rdma_io_wq, &conn->work);
 }
 
 static void gb_rdma_wc_error(struct gb_rdma_conn *conn, struct ib_wc *wc,
@@ -2495,8 +2501,15 @@ int gb_rdma_init(void)
 				     0);
 	if (!gb_rdma_wq)
 		return -ENOMEM;
+	gb_rdma_io_wq = alloc_workqueue("goblin_rdma_io",
+					WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!gb_rdma_io_wq) {
+		destroy_workqueue(gb_rdma_wq);
+		return -ENOMEM;
+	}
 	ret = ib_register_client(&gb_rdma_ib_client);
 	if (ret) {
+		destroy_workqueue(gb_rdma_io_wq);
 		destroy_workqueue(gb_rdma_wq);
 		return ret;
 	}
@@ -2535,5 +2548,6 @@ void gb_rdma_exit(void)
 	mutex_unlock(&gb_rdma_lock);
 	wait_event(gb_rdma_waitq, READ_ONCE(gb_rdma_nconns) == 0);
 	ib_unregister_client(&gb_rdma_ib_client);
+	destroy_workqueue(gb_rdma_io_wq);
 	destroy_workqueue(gb_rdma_wq);
 }
