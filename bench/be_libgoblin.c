@@ -104,6 +104,7 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 						  GB_TRANSPORT_TCP;
 	co.host = o->addr;
 	co.port = (uint16_t)port;
+	co.spin_us = o->spin_us;
 	ret = gb_connect(&co, &c->gc);
 	if (ret) {
 		snprintf(err, errlen, "gb_connect: %s", gb_strerror(ret));

@@ -300,7 +300,10 @@ static void phase_latency(void)
 	sorted = alloc_faulted(n * sizeof(*sorted));
 	buf = alloc_faulted(opt.size);
 	pin_self(0);
+	/* poll for completions like perftest does (see --lat-spin-us) */
+	opt.spin_us = opt.lat_spin_us;
 	c = open_conn(1);
+	opt.spin_us = 0;
 	gbb_cpu_snap(&ca, opt.watch);
 	t0 = gbb_now();
 	for (r = 0; r < opt.reps; r++) {
@@ -670,6 +673,9 @@ static const char usage_text[] =
 	"      --seed N            selector seed (default 1)\n"
 	"  -c, --cpus LIST         pin stream i to CPU LIST[i % n]\n"
 	"      --validate          CRC32C every payload (cost reported apart)\n"
+	"      --lat-spin-us N     latency phase, RDMA: busy-poll the CQ up to\n"
+	"                          N us before sleeping (default 1000000, like\n"
+	"                          perftest; 0 = libgoblin default, -1 = never)\n"
 	"      --prefix P          key prefix (default gbb)\n"
 	"  -o, --out PREFIX        write PREFIX-<phase>.csv\n"
 	"      --watch LIST        comm prefixes counted as server CPU\n"
@@ -682,7 +688,7 @@ static void print_usage(FILE *f)
 
 enum {
 	OPT_CLIENT = 256, OPT_LOADQPS, OPT_LATW, OPT_LATR, OPT_CONFIRM,
-	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH,
+	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH, OPT_LATSPIN,
 };
 
 static const struct option longopts[] = {
@@ -705,6 +711,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
+	{ "lat-spin-us", required_argument, NULL, OPT_LATSPIN },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "out", required_argument, NULL, 'o' },
 	{ "watch", required_argument, NULL, OPT_WATCH },
@@ -728,6 +735,7 @@ static void parse_opts(int argc, char **argv)
 
 	opt.addr = "127.0.0.1";
 	opt.port = "11211";
+	opt.lat_spin_us = 1000000;
 	opt.client = "auto";
 	opt.count = 256;
 	opt.size = 256 << 10;
@@ -814,6 +822,10 @@ static void parse_opts(int argc, char **argv)
 		case OPT_VALIDATE:
 			opt.validate = true;
 			break;
+		case OPT_LATSPIN:
+			opt.lat_spin_us = strcmp(optarg, "-1") ?
+				(int)parse_uint(optarg, "lat-spin-us") : -1;
+			break;
 		case OPT_PREFIX:
 			opt.prefix = optarg;
 			break;
@@ -870,10 +882,10 @@ static void print_params(int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n"
-	       "params: client=%s transport=%s addr=%s port=%s count=%u size=%llu seed=%llu validate=%d\n",
+	       "params: client=%s transport=%s addr=%s port=%s count=%u size=%llu seed=%llu validate=%d lat_spin_us=%d\n",
 	       be->name, opt.transport == GBB_RDMA ? "rdma" : "tcp",
 	       opt.addr, opt.port, opt.count, (unsigned long long)opt.size,
-	       (unsigned long long)opt.seed, opt.validate);
+	       (unsigned long long)opt.seed, opt.validate, opt.lat_spin_us);
 }
 
 int main(int argc, char **argv)

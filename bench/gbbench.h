@@ -59,6 +59,8 @@ struct gbb_opts {
 	int cpus[64];
 	unsigned int ncpus;
 	bool validate;
+	int spin_us;			/* libgoblin RDMA spin of open() */
+	int lat_spin_us;		/* the same for the latency phase */
 	const char *prefix;		/* key prefix */
 	const char *out;		/* CSV path prefix */
 	const char *watch;		/* comm prefixes for server CPU */

@@ -91,6 +91,7 @@ struct rd_ev {
  * @stream_tag:   tag of that request
  * @stream_off:   next expected chunk offset
  * @stream_total: its value length
+ * @spin_ns:      busy-poll period before sleeping on @cc (0 = none)
  */
 struct gb_rdma {
 	struct gb_conn c;
@@ -129,6 +130,7 @@ struct gb_rdma {
 	uint64_t stream_tag;
 	uint64_t stream_off;
 	uint64_t stream_total;
+	uint64_t spin_ns;
 };
 
 static inline struct gb_rdma *to_rdma(struct gb_conn *c)
@@ -302,6 +304,37 @@ static int rd_check_cm(struct gb_rdma *r)
 	return 0;
 }
 
+/*
+ * Busy-poll the CQ for up to spin_ns before the caller sleeps: a sleep on
+ * the completion channel costs a kernel event plus a wake-up. Returns the
+ * completions reaped (> 0), 0 when the period ran out, or an error. The CM
+ * channel is checked now and then so a disconnect is not missed.
+ */
+static int rd_spin(struct gb_rdma *r)
+{
+	uint64_t end;
+	unsigned int i;
+	int ret;
+
+	if (!r->spin_ns)
+		return 0;
+	end = gb_now_ns() + r->spin_ns;
+	for (i = 1;; i++) {
+		ret = rd_poll(r);
+		if (ret)
+			return ret;
+		if (i % 16)
+			continue;
+		if (i % 1024 == 0) {
+			ret = rd_check_cm(r);
+			if (ret)
+				return ret;
+		}
+		if (gb_now_ns() >= end)
+			return 0;
+	}
+}
+
 /* Block until the CQ or the CM channel has something, bounded by timeout. */
 static int rd_block(struct gb_rdma *r)
 {
@@ -313,6 +346,9 @@ static int rd_block(struct gb_rdma *r)
 	void *ctx;
 	int ret;
 
+	ret = rd_spin(r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (ibv_req_notify_cq(r->cq, 0))
 		return gb_fatal(&r->c, GB_ECONNLOST, "arm CQ failed");
 	ret = rd_poll(r);
@@ -1276,6 +1312,10 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 	r->c.be = &gb_rdma_backend;
 	r->c.timeout_ms = timeout;
 	r->next_tag = 1;
+	if (o->spin_us > 0)
+		r->spin_ns = (uint64_t)o->spin_us * 1000;
+	else if (!o->spin_us)
+		r->spin_ns = (uint64_t)GB_SPIN_US_DEFAULT * 1000;
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	snprintf(port, sizeof(port), "%u", o->port);

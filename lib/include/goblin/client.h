@@ -70,6 +70,11 @@ enum gb_error {
  * @set_max:     RDMA: largest value gb_set() can send; sizes the registered
  *               staging area (0 = GB_VALUE_MAX)
  * @timeout_ms:  per-operation I/O timeout; 0 = 10 s, negative = none
+ * @spin_us:     RDMA: busy-poll the completion queue for up to this many
+ *               microseconds before sleeping on the completion channel;
+ *               0 = library default (GB_SPIN_US_DEFAULT), negative = never
+ *               spin (always sleep). Spinning trades a CPU for lower
+ *               latency.
  *
  * Call gb_connect_opts_init() first so new fields get defaults.
  */
@@ -83,7 +88,11 @@ struct gb_connect_opts {
 	uint32_t credits;
 	uint32_t set_max;
 	int timeout_ms;
+	int spin_us;
 };
+
+/* Default RDMA busy-poll period before sleeping (see gb_connect_opts). */
+#define GB_SPIN_US_DEFAULT 50
 
 /**
  * struct gb_timestamps - CLOCK_MONOTONIC times (ns) of one request
