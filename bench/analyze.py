@@ -157,6 +157,21 @@ class Result:
             cols[k].sort()
         return cols if cols["complete_ns"] else None
 
+    def latcpu(self, tag):
+        """CPU accounting over the whole latency phase (one row), or None."""
+        p = os.path.join(self.raw, tag + "-latcpu.csv")
+        if self.why(tag) or not os.path.exists(p):
+            return None
+        with open(p) as f:
+            rows = list(csv.DictReader(f))
+        if not rows:
+            return None
+        r = rows[-1]
+        for k in ("wall_ns", "self_ns", "watch_ns", "all_ns", "ncpus", "hz") + \
+                tuple(STAT_FIELDS):
+            r[k] = int(r[k])
+        return r
+
     def throughput(self, tag):
         p = os.path.join(self.raw, tag + "-throughput.csv")
         if self.why(tag) or not os.path.exists(p):
@@ -505,8 +520,12 @@ def report(d):
     m = med.get(("goblin-rdma", 262144, "complete_ns"))
     if m is not None and rl and rl.get("t_typical"):
         r2 = m / rl["t_typical"]
+        lc = res.latcpu("goblin-rdma-262144")
         notes.append("Goblin RDMA 256 KiB median completion %.1f us vs "
-                     "ib_read_lat typical %.1f us." % (m, rl["t_typical"]))
+                     "ib_read_lat typical %.1f us. Over the latency phase: %s." % (
+                         m, rl["t_typical"],
+                         saturation_verdict(cpu_split(lc, lc["hz"] or res.hz))
+                         if lc else "no CPU accounting"))
     L.append(target_line("Goblin RDMA 256 KiB median completion / ib_read_lat 256 KiB",
                          r2, "<= 1.1", 1.1))
     # 3. TTFB vs ib_send_lat
