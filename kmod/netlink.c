@@ -224,11 +224,12 @@ static const struct gb_listener_ops *gb_nl_get_ops(struct genl_info *info,
 	return ops;
 }
 
-static struct sk_buff *gb_nl_reply_new(struct genl_info *info, void **hdr)
+static struct sk_buff *gb_nl_reply_new_size(struct genl_info *info,
+					    void **hdr, size_t size)
 {
 	struct sk_buff *skb;
 
-	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	skb = genlmsg_new(max_t(size_t, size, NLMSG_DEFAULT_SIZE), GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	*hdr = genlmsg_put_reply(skb, info, &gb_nl_family, 0,
@@ -238,6 +239,11 @@ static struct sk_buff *gb_nl_reply_new(struct genl_info *info, void **hdr)
 		return NULL;
 	}
 	return skb;
+}
+
+static struct sk_buff *gb_nl_reply_new(struct genl_info *info, void **hdr)
+{
+	return gb_nl_reply_new_size(info, hdr, NLMSG_DEFAULT_SIZE);
 }
 
 static int gb_nl_reply_send(struct sk_buff *skb, void *hdr,
@@ -981,9 +987,13 @@ static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /* ---------------------------------------------------------------------- */
 /* NUMA_GET/SET                                                           */
 
+/*
+ * One GOBLIN_A_NODE nest: the node's memory and CPUs and what the store holds
+ * there (gb_store_node_usage() may sleep: process context only).
+ */
 static int gb_nl_put_node(struct sk_buff *skb, int nid)
 {
-	u64 total = 0, free = 0;
+	u64 total = 0, free = 0, head_bytes, blocks;
 	struct nlattr *nest;
 	struct zone *zone;
 	int z;
@@ -993,6 +1003,7 @@ static int gb_nl_put_node(struct sk_buff *skb, int nid)
 		total += zone_managed_pages(zone);
 		free += zone_page_state(zone, NR_FREE_PAGES);
 	}
+	gb_store_node_usage(nid, &head_bytes, &blocks);
 	nest = nla_nest_start(skb, GOBLIN_A_NODE);
 	if (!nest)
 		return -EMSGSIZE;
@@ -1001,12 +1012,24 @@ static int gb_nl_put_node(struct sk_buff *skb, int nid)
 			      GOBLIN_NODE_A_PAD) ||
 	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_MEM_FREE, free << PAGE_SHIFT,
 			      GOBLIN_NODE_A_PAD) ||
-	    nla_put_u32(skb, GOBLIN_NODE_A_CPUS, nr_cpus_node(nid))) {
+	    nla_put_u32(skb, GOBLIN_NODE_A_CPUS, nr_cpus_node(nid)) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_HEAD_BYTES, head_bytes,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS, blocks,
+			      GOBLIN_NODE_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/* Room for one GOBLIN_A_NODE nest (gb_nl_put_node). */
+static size_t gb_nl_node_size(void)
+{
+	return nla_total_size(0) +			/* GOBLIN_A_NODE */
+	       nla_total_size(sizeof(u32)) * 2 +	/* ID, CPUS */
+	       nla_total_size_64bit(sizeof(u64)) * 4;	/* MEM_*, HEAD, BLOCKS */
 }
 
 static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)
@@ -1015,7 +1038,10 @@ static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int nid;
 
-	msg = gb_nl_reply_new(info, &hdr);
+	msg = gb_nl_reply_new_size(info, &hdr,
+				   nla_total_size(sizeof(u8)) +
+				   nla_total_size(sizeof(u32)) +
+				   num_online_nodes() * gb_nl_node_size());
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_u8(msg, GOBLIN_A_NUMA_POLICY, gb_nl_numa_policy) ||
@@ -1176,7 +1202,8 @@ out:
 
 /**
  * gb_nl_event_safety - report a request refused by a safety-marker check
- * @kind:   transport
+ * @kind:   transport, or GB_LISTENER_KIND_MAX for the store itself (the
+ *          event then has no LISTENER_KIND)
  * @peer:   remote address (may be NULL)
  * @reason: short static description
  */
@@ -1191,7 +1218,9 @@ void gb_nl_event_safety(enum gb_listener_kind kind,
 	skb = gb_nl_event_new(GOBLIN_CMD_EVT_SAFETY_REFUSED, &hdr);
 	if (!skb)
 		goto out;
-	if (nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, kind) ||
+	/* GB_LISTENER_KIND_MAX: refused by the store itself, no transport */
+	if ((kind < GB_LISTENER_KIND_MAX &&
+	     nla_put_u8(skb, GOBLIN_A_LISTENER_KIND, kind)) ||
 	    (peer && gb_nl_put_addr(skb, peer, GOBLIN_A_PEER_ADDR4,
 				    GOBLIN_A_PEER_ADDR6,
 				    GOBLIN_A_PEER_PORT)) ||

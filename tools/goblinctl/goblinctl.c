@@ -1087,6 +1087,9 @@ static int parse_numa(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		rec_size(r, "mem_total", get_u64(nt[GOBLIN_NODE_A_MEM_TOTAL]));
 		rec_size(r, "mem_free", get_u64(nt[GOBLIN_NODE_A_MEM_FREE]));
 		rec_u64(r, "cpus", get_u32(nt[GOBLIN_NODE_A_CPUS]));
+		rec_size(r, "head_bytes",
+			 get_u64(nt[GOBLIN_NODE_A_HEAD_BYTES]));
+		rec_u64(r, "blocks", get_u64(nt[GOBLIN_NODE_A_BLOCKS]));
 	}
 	return NL_OK;
 }
@@ -1400,7 +1403,7 @@ static int cmd_flush(int argc, char **argv)
 }
 
 static const char *const node_cols[] = {
-	"id", "cpus", "mem_total", "mem_free", NULL
+	"id", "cpus", "mem_total", "mem_free", "head_bytes", "blocks", NULL
 };
 
 static void get_numa(struct numa_reply *nr)

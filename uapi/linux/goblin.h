@@ -39,7 +39,8 @@
  *                      dump   optional PREFIX; one message per object
  *   FLUSH          P   do     invalidate every object
  *   NUMA_GET           do     -> NUMA_POLICY NUMA_NODE, one NODE (nest,
- *                             GOBLIN_NODE_A_*) per online node
+ *                             GOBLIN_NODE_A_*) per online node, including
+ *                             the store's head bytes and pool blocks there
  *   NUMA_SET       P   do     NUMA_POLICY, NUMA_NODE (required for "bind")
  *
  * Statistics, configuration, listeners and NUMA state are readable by any
@@ -239,6 +240,8 @@ enum goblin_node_attr {
 	GOBLIN_NODE_A_MEM_TOTAL,	/* u64 bytes managed by the kernel */
 	GOBLIN_NODE_A_MEM_FREE,		/* u64 bytes free */
 	GOBLIN_NODE_A_CPUS,		/* u32 online CPUs on the node */
+	GOBLIN_NODE_A_HEAD_BYTES,	/* u64 bytes of store heads on the node */
+	GOBLIN_NODE_A_BLOCKS,		/* u64 store pool blocks on the node */
 
 	__GOBLIN_NODE_A_MAX,
 	GOBLIN_NODE_A_MAX = __GOBLIN_NODE_A_MAX - 1
