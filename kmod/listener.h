@@ -79,4 +79,8 @@ struct gb_listener_ops {
 /* Transports register their ops at init (NULL kinds are "not supported"). */
 extern const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
 
+bool gb_listener_addr_equal(const struct sockaddr_storage *a,
+			    const struct sockaddr_storage *b);
+int gb_listener_parse_addr(const char *s, struct sockaddr_storage *ss);
+
 #endif /* _GOBLIN_LISTENER_H */

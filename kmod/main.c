@@ -12,10 +12,6 @@
 #include <linux/moduleparam.h>
 
 #include "goblin.h"
-#include "listener.h"
-
-/* Filled in by each transport at init, cleared at exit. */
-const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
 
 unsigned long long gb_param_memory;
 module_param_named(memory, gb_param_memory, ullong, 0444);

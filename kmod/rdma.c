@@ -2021,26 +2021,6 @@ static void gb_rdma_rebind_work(struct work_struct *work)
 	mutex_unlock(&gb_rdma_lock);
 }
 
-static bool gb_rdma_same_addr(const struct sockaddr_storage *a,
-			      const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin6_port == y->sin6_port &&
-		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
-	}
-	return false;
-}
-
 static int gb_rdma_check_cfg(struct gb_listener_config *c,
 			     struct netlink_ext_ack *extack)
 {
@@ -2093,7 +2073,7 @@ static int gb_rdma_lis_add(const struct gb_listener_config *cfg,
 
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(l, &gb_rdma_listeners, node) {
-		if (gb_rdma_same_addr(&l->cfg.addr, &lis->cfg.addr)) {
+		if (gb_listener_addr_equal(&l->cfg.addr, &lis->cfg.addr)) {
 			mutex_unlock(&gb_rdma_lock);
 			NL_SET_ERR_MSG(extack, "RDMA listener exists on that address");
 			ret = -EEXIST;
@@ -2156,7 +2136,7 @@ static int gb_rdma_lis_del(const struct sockaddr_storage *addr,
 
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(lis, &gb_rdma_listeners, node) {
-		if (gb_rdma_same_addr(&lis->cfg.addr, addr)) {
+		if (gb_listener_addr_equal(&lis->cfg.addr, addr)) {
 			found = lis;
 			break;
 		}
@@ -2434,30 +2414,6 @@ static struct ib_client gb_rdma_ib_client = {
 /* ---------------------------------------------------------------------- */
 /* init / exit */
 
-static int gb_rdma_parse_param(const char *s, struct sockaddr_storage *ss)
-{
-	char buf[INET6_ADDRSTRLEN + 8], *host, *port;
-
-	if (strscpy(buf, s, sizeof(buf)) < 0)
-		return -EINVAL;
-	port = strrchr(buf, ':');
-	if (!port)
-		return -EINVAL;
-	*port++ = '\0';
-	host = buf;
-	if (*host == '[') {
-		size_t l = strlen(host);
-
-		if (l < 2 || host[l - 1] != ']')
-			return -EINVAL;
-		host[l - 1] = '\0';
-		host++;
-	}
-	if (!*host)
-		host = strchr(s, '[') ? "::" : "0.0.0.0";
-	return inet_pton_with_scope(&init_net, AF_UNSPEC, host, port, ss);
-}
-
 static void gb_rdma_param_listener(void)
 {
 	struct gb_listener_config cfg = { .kind = GB_LISTENER_RDMA };
@@ -2466,7 +2422,7 @@ static void gb_rdma_param_listener(void)
 
 	if (!gb_rdma_param || !*gb_rdma_param)
 		return;
-	ret = gb_rdma_parse_param(gb_rdma_param, &cfg.addr);
+	ret = gb_listener_parse_addr(gb_rdma_param, &cfg.addr);
 	if (ret) {
 		pr_err("bad rdma= parameter \"%s\"\n", gb_rdma_param);
 		return;

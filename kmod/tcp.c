@@ -570,32 +570,12 @@ static void gb_tcp_idle_work(struct work_struct *work)
 
 /* ---- listeners ---- */
 
-static bool gb_addr_equal(const struct sockaddr_storage *a,
-			  const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin6_port == y->sin6_port &&
-		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
-	}
-	return false;
-}
-
 static struct gb_tcp_listener *gb_tcp_find(const struct sockaddr_storage *a)
 {
 	struct gb_tcp_listener *l;
 
 	list_for_each_entry(l, &gb_tcp_listeners, node)
-		if (gb_addr_equal(&l->cfg.addr, a))
+		if (gb_listener_addr_equal(&l->cfg.addr, a))
 			return l;
 	return NULL;
 }
@@ -831,40 +811,6 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 	spin_unlock(&gb_tcp_lock);
 }
 
-/* Parse "a.b.c.d:port" or "[v6]:port". */
-static int gb_tcp_parse_addr(const char *s, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	const char *colon, *end;
-	u16 port;
-
-	memset(ss, 0, sizeof(*ss));
-	if (s[0] == '[') {
-		end = strchr(s, ']');
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		if (!in6_pton(s + 1, end - s - 1, s6->sin6_addr.s6_addr, -1,
-			      NULL))
-			return -EINVAL;
-		if (kstrtou16(end + 2, 10, &port) || !port)
-			return -EINVAL;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		return 0;
-	}
-	colon = strrchr(s, ':');
-	if (!colon)
-		return -EINVAL;
-	if (!in4_pton(s, colon - s, (u8 *)&s4->sin_addr.s_addr, -1, NULL))
-		return -EINVAL;
-	if (kstrtou16(colon + 1, 10, &port) || !port)
-		return -EINVAL;
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons(port);
-	return 0;
-}
-
 int gb_tcp_init(void)
 {
 	struct gb_listener_config cfg = { .kind = GB_LISTENER_MEMCACHE };
@@ -876,7 +822,7 @@ int gb_tcp_init(void)
 		return -ENOMEM;
 	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
 	if (gb_param_memcache && gb_param_memcache[0]) {
-		err = gb_tcp_parse_addr(gb_param_memcache, &cfg.addr);
+		err = gb_listener_parse_addr(gb_param_memcache, &cfg.addr);
 		if (err) {
 			pr_err("bad memcache address \"%s\"\n",
 			       gb_param_memcache);

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goblin Store: helpers shared by every transport's listeners.
+ */
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+
+#include "listener.h"
+
+/* Filled in by each transport at init, cleared at exit. */
+const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
+
+/**
+ * gb_listener_addr_equal() - compare two listener addresses
+ * @a: first address
+ * @b: second address
+ *
+ * Return: true if both are the same family, address and port.
+ */
+bool gb_listener_addr_equal(const struct sockaddr_storage *a,
+			    const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
+	}
+	return false;
+}
+
+/**
+ * gb_listener_parse_addr() - parse a listener address from a module parameter
+ * @s:  "a.b.c.d:port", "[v6addr]:port", or ":port" / "[]:port" for the
+ *      IPv4 / IPv6 wildcard address
+ * @ss: the parsed address, port in network order
+ *
+ * Return: 0, or -EINVAL if @s is malformed or the port is 0.
+ */
+int gb_listener_parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *host, *port;
+	u16 portnum;
+
+	if (strscpy(buf, s, sizeof(buf)) < 0)
+		return -EINVAL;
+	port = strrchr(buf, ':');
+	if (!port)
+		return -EINVAL;
+	*port++ = '\0';
+	if (kstrtou16(port, 10, &portnum) || !portnum)
+		return -EINVAL;
+	host = buf;
+	if (*host == '[') {
+		size_t l = strlen(host);
+
+		if (l < 2 || host[l - 1] != ']')
+			return -EINVAL;
+		host[l - 1] = '\0';
+		host++;
+		if (!*host)
+			host = "::";
+	} else if (!*host) {
+		host = "0.0.0.0";
+	}
+	memset(ss, 0, sizeof(*ss));
+	return inet_pton_with_scope(&init_net, AF_UNSPEC, host, port, ss);
+}
