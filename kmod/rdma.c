@@ -2191,50 +2191,6 @@ static const struct gb_listener_ops gb_rdma_listener_ops = {
 /* ---------------------------------------------------------------------- */
 /* statistics for netlink */
 
-int gb_rdma_conn_walk(u64 *cursor,
-		      int (*fn)(const struct gb_rdma_conn_info *info, void *arg),
-		      void *arg)
-{
-	struct gb_rdma_conn_info *info;
-	struct gb_rdma_conn *conn;
-	int ret = 0;
-
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
-		return -ENOMEM;
-	mutex_lock(&gb_rdma_lock);
-	list_for_each_entry(conn, &gb_rdma_conns, node) {
-		if (conn->id <= *cursor)
-			continue;
-		memset(info, 0, sizeof(*info));
-		info->id = conn->id;
-		info->listener_id = conn->lis->id;
-		memcpy(&info->local, &conn->cm_id->route.addr.src_addr,
-		       sizeof(info->local));
-		memcpy(&info->peer, &conn->cm_id->route.addr.dst_addr,
-		       sizeof(info->peer));
-		strscpy(info->dev, dev_name(&conn->dev->ibdev->dev),
-			sizeof(info->dev));
-		info->qp_num = conn->qp ? conn->qp->qp_num : 0;
-		info->window_size = conn->geom.window_size;
-		info->windows = conn->nwin;
-		info->windows_client = READ_ONCE(conn->win_client);
-		info->credits_granted = READ_ONCE(conn->client_avail);
-		info->credits_peer = READ_ONCE(conn->peer_credits);
-		info->st = conn->st;
-		spin_lock(&conn->lock);
-		memcpy(info->st.errors, conn->errors, sizeof(conn->errors));
-		spin_unlock(&conn->lock);
-		ret = fn(info, arg);
-		if (ret)
-			break;
-		*cursor = conn->id;
-	}
-	mutex_unlock(&gb_rdma_lock);
-	kfree(info);
-	return ret;
-}
-
 /* Adapter for the generic connection dump (kmod/netlink.h). */
 static int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 {

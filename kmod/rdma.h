@@ -70,48 +70,6 @@ struct gb_rdma_stats {
 };
 
 /**
- * struct gb_rdma_conn_info - snapshot of one connection
- * @id:              connection id (also sent in the accept data)
- * @listener_id:     id of the listener that accepted it
- * @local:           local address
- * @peer:            client address
- * @dev:             RDMA device name
- * @qp_num:          local QP number
- * @window_size:     client window size
- * @windows:         windows in use by the server
- * @windows_client:  windows currently held by the client (in flight)
- * @credits_granted: records the client may still send (server view)
- * @credits_peer:    records the server may still send
- * @st:              counters
- */
-struct gb_rdma_conn_info {
-	u64 id;
-	u32 listener_id;
-	struct sockaddr_storage local;
-	struct sockaddr_storage peer;
-	char dev[64];
-	u32 qp_num;
-	u32 window_size;
-	u32 windows;
-	u32 windows_client;
-	u32 credits_granted;
-	u32 credits_peer;
-	struct gb_rdma_stats st;
-};
-
-/**
- * gb_rdma_conn_walk() - report open connections
- * @cursor: in: report connections with id > *@cursor; out: last reported id
- * @fn:     called per connection; non-zero stops the walk
- * @arg:    passed to @fn
- *
- * Return: 0 after the last connection, else the value @fn returned.
- */
-int gb_rdma_conn_walk(u64 *cursor,
-		      int (*fn)(const struct gb_rdma_conn_info *info, void *arg),
-		      void *arg);
-
-/**
  * gb_rdma_get_stats() - totals since module load (closed connections too)
  * @st: filled in
  * @conns: currently open connections (may be NULL)
