@@ -560,6 +560,35 @@ u32 gb_obj_head_len(const struct gb_obj *obj)
 	return obj->priv->head_len;
 }
 
+/*
+ * Copy between @buf and the head bytes [*@off, head_len) of @priv, as many
+ * of @len as fall in the head (@to_head: into the head pages). Advances
+ * *@off and returns the number of bytes copied.
+ */
+static size_t gb_head_copy(struct gb_obj_priv *priv, u64 *off, void *buf,
+			   size_t len, bool to_head)
+{
+	size_t done = 0, n;
+
+	while (done < len && *off < priv->head_len) {
+		struct page *page = gb_hpage_page(&priv->pages[*off >> PAGE_SHIFT]);
+		unsigned int pgoff = offset_in_page(*off);
+		void *p;
+
+		n = min_t(u64, len - done, min_t(u64, PAGE_SIZE - pgoff,
+						 priv->head_len - *off));
+		p = kmap_local_page(page);
+		if (to_head)
+			memcpy(p + pgoff, buf + done, n);
+		else
+			memcpy(buf + done, p + pgoff, n);
+		kunmap_local(p);
+		done += n;
+		*off += n;
+	}
+	return done;
+}
+
 /**
  * gb_obj_write - fill value bytes of an unpublished object
  * @obj: object from gb_obj_alloc()
@@ -576,23 +605,11 @@ int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
 
 	if (off > obj->len || len > obj->len - off)
 		return -EINVAL;
-	while (len && off < priv->head_len) {
-		struct page *page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
-		unsigned int pgoff = offset_in_page(off);
-		void *p;
-
-		n = min_t(u64, len, min_t(u64, PAGE_SIZE - pgoff,
-					  priv->head_len - off));
-		p = kmap_local_page(page);
-		memcpy(p + pgoff, src, n);
-		kunmap_local(p);
-		src += n;
-		off += n;
-		len -= n;
-	}
-	if (!len)
+	n = gb_head_copy(priv, &off, (void *)src, len, true);
+	if (n == len)
 		return 0;
-	return gb_tail_write(priv->tail, off - priv->head_len, src, len);
+	return gb_tail_write(priv->tail, off - priv->head_len, src + n,
+			     len - n);
 }
 
 /**
@@ -647,23 +664,10 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
 
 	if (off > obj->len || len > obj->len - off)
 		return -EINVAL;
-	while (len && off < priv->head_len) {
-		struct page *page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
-		unsigned int pgoff = offset_in_page(off);
-		void *p;
-
-		n = min_t(u64, len, min_t(u64, PAGE_SIZE - pgoff,
-					  priv->head_len - off));
-		p = kmap_local_page(page);
-		memcpy(dst, p + pgoff, n);
-		kunmap_local(p);
-		dst += n;
-		off += n;
-		len -= n;
-	}
-	if (!len)
+	n = gb_head_copy(priv, &off, dst, len, false);
+	if (n == len)
 		return 0;
-	return gb_tail_read(priv->tail, off - priv->head_len, dst, len);
+	return gb_tail_read(priv->tail, off - priv->head_len, dst + n, len - n);
 }
 
 /**
