@@ -439,6 +439,51 @@ static int gb_nl_put_stat(struct sk_buff *skb, int type, u64 val)
 	return nla_put_u64_64bit(skb, type, val, GOBLIN_STATS_A_PAD);
 }
 
+/* uapi attribute of each enum gb_rdma_err counter */
+static const u16 gb_nl_rdma_err_attr[GB_RDMA_E_NR] = {
+	[GB_RDMA_E_BAD_RECORD] = GOBLIN_RDMA_ERR_A_BAD_RECORD,
+	[GB_RDMA_E_CREDIT] = GOBLIN_RDMA_ERR_A_CREDIT,
+	[GB_RDMA_E_WINDOW] = GOBLIN_RDMA_ERR_A_WINDOW,
+	[GB_RDMA_E_RANGE] = GOBLIN_RDMA_ERR_A_RANGE,
+	[GB_RDMA_E_RDMA] = GOBLIN_RDMA_ERR_A_RDMA_OP,
+	[GB_RDMA_E_WC] = GOBLIN_RDMA_ERR_A_COMPLETION,
+	[GB_RDMA_E_STORE] = GOBLIN_RDMA_ERR_A_STORE,
+	[GB_RDMA_E_REJECT] = GOBLIN_RDMA_ERR_A_REJECTED,
+};
+
+/**
+ * gb_nl_put_rdma_errors() - put RDMA error counters as a nest
+ * @skb:    message
+ * @type:   the nest's attribute (GOBLIN_A_RDMA_ERRORS or
+ *          GOBLIN_STATS_A_RDMA_ERROR_KINDS)
+ * @errors: counters indexed by enum gb_rdma_err
+ * @conn:   per-connection counters: leave out the connect rejections,
+ *          which happen before there is a connection
+ *
+ * Return: 0, or -EMSGSIZE with nothing added.
+ */
+static int gb_nl_put_rdma_errors(struct sk_buff *skb, int type,
+				 const u64 *errors, bool conn)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < GB_RDMA_E_NR; i++) {
+		if (conn && i == GB_RDMA_E_REJECT)
+			continue;
+		if (nla_put_u64_64bit(skb, gb_nl_rdma_err_attr[i], errors[i],
+				      GOBLIN_RDMA_ERR_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 			   const struct gb_nl_lsum *sum)
 {
@@ -493,6 +538,8 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		{ GOBLIN_STATS_A_RDMA_BYTES_WRITTEN, sum->rdma.bytes_written },
 		{ GOBLIN_STATS_A_RDMA_BYTES_READ, sum->rdma.bytes_read },
 		{ GOBLIN_STATS_A_RDMA_ERRORS, sum->rdma_errors },
+		{ GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT,
+		  sum->rdma.windows_in_flight },
 	};
 	struct nlattr *nest;
 	int i;
@@ -501,13 +548,17 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
-		if (gb_nl_put_stat(skb, v[i].type, v[i].val)) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
+		if (gb_nl_put_stat(skb, v[i].type, v[i].val))
+			goto cancel;
 	}
+	if (gb_nl_put_rdma_errors(skb, GOBLIN_STATS_A_RDMA_ERROR_KINDS,
+				  sum->rdma.errors, false))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int gb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
@@ -765,6 +816,24 @@ static int gb_nl_listener_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /* ---------------------------------------------------------------------- */
 /* CONN_GET                                                               */
 
+/* What only RDMA connections report. */
+static int gb_nl_put_conn_rdma(struct sk_buff *skb,
+			       const struct gb_conn_info *ci)
+{
+	if (nla_put_u64_64bit(skb, GOBLIN_A_HITS, ci->hits, GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_MISSES, ci->misses,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_BYTES_WRITTEN, ci->bytes_written,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_BYTES_READ, ci->bytes_read,
+			      GOBLIN_A_PAD) ||
+	    nla_put_u32(skb, GOBLIN_A_WINDOWS_IN_FLIGHT,
+			ci->windows_in_flight))
+		return -EMSGSIZE;
+	return gb_nl_put_rdma_errors(skb, GOBLIN_A_RDMA_ERRORS, ci->errors,
+				     true);
+}
+
 static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
 {
 	struct gb_nl_dump *d = arg;
@@ -791,7 +860,8 @@ static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
 	    (ci->device[0] &&
 	     nla_put(skb, GOBLIN_A_DEVICE,
 		     strnlen(ci->device, sizeof(ci->device) - 1) + 1,
-		     ci->device))) {
+		     ci->device)) ||
+	    (ci->rdma && gb_nl_put_conn_rdma(skb, ci))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -26,6 +26,7 @@
 #include <linux/types.h>
 
 #include "listener.h"
+#include "rdma.h"
 
 /**
  * struct gb_conn_info - what a connection dump reports about a connection
@@ -38,6 +39,13 @@
  * @cmds:        requests served
  * @idle:        seconds since the last request
  * @device:      RDMA device name ("" for TCP)
+ * @rdma:        the fields below are valid (an RDMA connection)
+ * @hits:        keys found
+ * @misses:      keys not found
+ * @bytes_written: value bytes RDMA-written to the client
+ * @bytes_read:  value bytes RDMA-read from the client
+ * @windows_in_flight: bulk windows filled and not yet returned
+ * @errors:      protocol errors, indexed by enum gb_rdma_err
  */
 struct gb_conn_info {
 	enum gb_listener_kind kind;
@@ -49,6 +57,13 @@ struct gb_conn_info {
 	u64 cmds;
 	u32 idle;
 	char device[64];
+	bool rdma;
+	u64 hits;
+	u64 misses;
+	u64 bytes_written;
+	u64 bytes_read;
+	u32 windows_in_flight;
+	u64 errors[GB_RDMA_E_NR];
 };
 
 typedef int (*gb_conn_visit_fn)(const struct gb_conn_info *info, void *arg);

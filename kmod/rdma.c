@@ -2219,6 +2219,15 @@ static int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 		info->idle = (jiffies - READ_ONCE(conn->last_req)) / HZ;
 		strscpy(info->device, dev_name(&conn->dev->ibdev->dev),
 			sizeof(info->device));
+		info->rdma = true;
+		info->hits = conn->st.hits;
+		info->misses = conn->st.misses;
+		info->bytes_written = conn->st.bytes_written;
+		info->bytes_read = conn->st.bytes_read;
+		info->windows_in_flight = READ_ONCE(conn->win_client);
+		spin_lock(&conn->lock);
+		memcpy(info->errors, conn->errors, sizeof(info->errors));
+		spin_unlock(&conn->lock);
 		ret = fn(info, arg);
 		if (ret)
 			break;
@@ -2242,6 +2251,7 @@ void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns)
 		memcpy(errors, conn->errors, sizeof(errors));
 		spin_unlock(&conn->lock);
 		gb_rdma_stats_add(st, &conn->st, errors);
+		st->windows_in_flight += READ_ONCE(conn->win_client);
 	}
 	if (conns)
 		*conns = gb_rdma_nconns;

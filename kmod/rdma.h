@@ -49,6 +49,9 @@ enum gb_rdma_err {
  * @rw_mr_ctxs:     of those, contexts that registered memory (MRs)
  * @bytes_read_direct: SET bytes READ straight into the object's pages
  * @errors:         error counters, indexed by enum gb_rdma_err
+ * @windows_in_flight: gauge, not a counter: bulk windows held by clients
+ *                  now (filled, not yet returned), over open connections;
+ *                  only gb_rdma_get_stats() sets it
  */
 struct gb_rdma_stats {
 	u64 requests;
@@ -67,6 +70,7 @@ struct gb_rdma_stats {
 	u64 rw_mr_ctxs;
 	u64 bytes_read_direct;
 	u64 errors[GB_RDMA_E_NR];
+	u64 windows_in_flight;
 };
 
 /**

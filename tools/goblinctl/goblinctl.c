@@ -58,7 +58,7 @@ struct field {
 	char *str;		/* F_STR, F_BIN (len in u) */
 };
 
-#define MAX_FIELDS 48
+#define MAX_FIELDS 80
 
 struct rec {
 	int n;
@@ -978,7 +978,54 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_RDMA_BYTES_WRITTEN] = "rdma_bytes_written",
 	[GOBLIN_STATS_A_RDMA_BYTES_READ] = "rdma_bytes_read",
 	[GOBLIN_STATS_A_RDMA_ERRORS] = "rdma_errors",
+	[GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT] = "rdma_windows_in_flight",
 };
+
+/* GOBLIN_RDMA_ERR_A_*: as connection fields, and with "rdma_" in stats */
+static const char *const rdma_err_names[GOBLIN_RDMA_ERR_A_MAX + 1] = {
+	[GOBLIN_RDMA_ERR_A_BAD_RECORD] = "err_bad_record",
+	[GOBLIN_RDMA_ERR_A_CREDIT] = "err_credit",
+	[GOBLIN_RDMA_ERR_A_WINDOW] = "err_window",
+	[GOBLIN_RDMA_ERR_A_RANGE] = "err_range",
+	[GOBLIN_RDMA_ERR_A_RDMA_OP] = "err_rdma_op",
+	[GOBLIN_RDMA_ERR_A_COMPLETION] = "err_completion",
+	[GOBLIN_RDMA_ERR_A_STORE] = "err_store",
+	[GOBLIN_RDMA_ERR_A_REJECTED] = "err_rejected",
+};
+
+static const char *const stats_rdma_err_names[GOBLIN_RDMA_ERR_A_MAX + 1] = {
+	[GOBLIN_RDMA_ERR_A_BAD_RECORD] = "rdma_err_bad_record",
+	[GOBLIN_RDMA_ERR_A_CREDIT] = "rdma_err_credit",
+	[GOBLIN_RDMA_ERR_A_WINDOW] = "rdma_err_window",
+	[GOBLIN_RDMA_ERR_A_RANGE] = "rdma_err_range",
+	[GOBLIN_RDMA_ERR_A_RDMA_OP] = "rdma_err_rdma_op",
+	[GOBLIN_RDMA_ERR_A_COMPLETION] = "rdma_err_completion",
+	[GOBLIN_RDMA_ERR_A_STORE] = "rdma_err_store",
+	[GOBLIN_RDMA_ERR_A_REJECTED] = "rdma_err_rejected",
+};
+
+/*
+ * Add the counters of a GOBLIN_RDMA_ERR_A_* nest to @r under @names, the
+ * ones the kernel sent only (a connection has no "rejected"); return
+ * their sum.
+ */
+static uint64_t rec_rdma_errors(struct rec *r, struct nlattr *nest,
+				const char *const *names)
+{
+	struct nlattr *e[GOBLIN_RDMA_ERR_A_MAX + 1];
+	uint64_t sum = 0;
+	int i;
+
+	if (!nest || nla_parse_nested(e, GOBLIN_RDMA_ERR_A_MAX, nest, NULL))
+		return 0;
+	for (i = 0; i <= GOBLIN_RDMA_ERR_A_MAX; i++) {
+		if (!names[i] || !e[i])
+			continue;
+		rec_u64(r, names[i], get_u64(e[i]));
+		sum += get_u64(e[i]);
+	}
+	return sum;
+}
 
 static int parse_stats(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
@@ -994,6 +1041,8 @@ static int parse_stats(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 			continue;
 		rec_u64(r, stats_names[i], get_u64(st[i]));
 	}
+	rec_rdma_errors(r, st[GOBLIN_STATS_A_RDMA_ERROR_KINDS],
+			stats_rdma_err_names);
 	return NL_OK;
 }
 
@@ -1037,6 +1086,17 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "idle", get_u32(tb[GOBLIN_A_IDLE]));
 	rec_str(r, "device", tb[GOBLIN_A_DEVICE] ?
 		nla_get_string(tb[GOBLIN_A_DEVICE]) : "");
+	if (kind == GOBLIN_LISTENER_RDMA) {
+		rec_u64(r, "hits", get_u64(tb[GOBLIN_A_HITS]));
+		rec_u64(r, "misses", get_u64(tb[GOBLIN_A_MISSES]));
+		rec_u64(r, "bytes_written", get_u64(tb[GOBLIN_A_BYTES_WRITTEN]));
+		rec_u64(r, "bytes_read", get_u64(tb[GOBLIN_A_BYTES_READ]));
+		rec_u64(r, "windows_in_flight",
+			get_u32(tb[GOBLIN_A_WINDOWS_IN_FLIGHT]));
+		rec_u64(r, "errors",
+			rec_rdma_errors(r, tb[GOBLIN_A_RDMA_ERRORS],
+					rdma_err_names));
+	}
 	return NL_OK;
 }
 
@@ -1315,7 +1375,8 @@ static int cmd_listener(int argc, char **argv)
 
 static const char *const conn_cols[] = {
 	"kind", "listener_id", "id", "peer", "peer_port", "rx_bytes",
-	"tx_bytes", "cmds", "idle", "device", NULL
+	"tx_bytes", "cmds", "hits", "misses", "bytes_written",
+	"windows_in_flight", "errors", "idle", "device", NULL
 };
 
 static void dump_conns(struct recs *rs, int kind)
@@ -1501,7 +1562,7 @@ static int stats_watch(unsigned int interval, uint64_t count)
 		"curr_items", "bytes", "head_bytes", "tail_bytes",
 		"pages_free", "memory_limit", "ssd_limit", "listeners",
 		"conns", "blocks_total", "blocks_huge", "blocks_small",
-		"pages_quarantined", NULL
+		"pages_quarantined", "rdma_windows_in_flight", NULL
 	};
 	struct recs prev = { 0 }, cur = { 0 };
 	struct rec out;

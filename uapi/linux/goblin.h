@@ -33,7 +33,9 @@
  *   CONN_GET       P   dump   optional LISTENER_KIND filter; one message per
  *                             connection: LISTENER_KIND LISTENER_ID CONN_ID
  *                             PEER_ADDR4|6 PEER_PORT RX_BYTES TX_BYTES
- *                             CMDS IDLE DEVICE
+ *                             CMDS IDLE, and for RDMA connections also
+ *                             DEVICE HITS MISSES BYTES_WRITTEN BYTES_READ
+ *                             WINDOWS_IN_FLIGHT RDMA_ERRORS (nest)
  *   OBJ_GET        P   do     KEY -> KEY OBJ_LEN OBJ_FLAGS OBJ_CAS
  *                             OBJ_EXPTIME
  *                      dump   optional PREFIX; one message per object
@@ -171,12 +173,24 @@ enum goblin_attr {
 	GOBLIN_A_PRESSURE_USED,		/* u64 bytes */
 	GOBLIN_A_PRESSURE_LIMIT,	/* u64 bytes */
 	GOBLIN_A_PRESSURE_EVICTED,	/* u64 objects evicted so far */
+	GOBLIN_A_HITS,			/* u64 keys found (RDMA connection) */
+	GOBLIN_A_MISSES,		/* u64 keys not found */
+	GOBLIN_A_BYTES_WRITTEN,		/* u64 value bytes RDMA-written */
+	GOBLIN_A_BYTES_READ,		/* u64 value bytes RDMA-read (SET) */
+	GOBLIN_A_WINDOWS_IN_FLIGHT,	/* u32 bulk windows filled, not yet
+					 * returned by the client
+					 */
+	GOBLIN_A_RDMA_ERRORS,		/* nest, GOBLIN_RDMA_ERR_A_* */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
 };
 
-/* Inside GOBLIN_A_STATS; every counter is a u64. */
+/*
+ * Inside GOBLIN_A_STATS; every counter is a u64, except
+ * GOBLIN_STATS_A_RDMA_ERROR_KINDS, a nest of GOBLIN_RDMA_ERR_A_* counters
+ * whose sum is GOBLIN_STATS_A_RDMA_ERRORS.
+ */
 enum goblin_stats_attr {
 	GOBLIN_STATS_A_UNSPEC,
 	GOBLIN_STATS_A_PAD,
@@ -227,6 +241,8 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_RDMA_BYTES_WRITTEN,
 	GOBLIN_STATS_A_RDMA_BYTES_READ,
 	GOBLIN_STATS_A_RDMA_ERRORS,
+	GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT,	/* open connections, now */
+	GOBLIN_STATS_A_RDMA_ERROR_KINDS,	/* nest, GOBLIN_RDMA_ERR_A_* */
 
 	__GOBLIN_STATS_A_MAX,
 	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
@@ -245,6 +261,31 @@ enum goblin_node_attr {
 
 	__GOBLIN_NODE_A_MAX,
 	GOBLIN_NODE_A_MAX = __GOBLIN_NODE_A_MAX - 1
+};
+
+/*
+ * Inside GOBLIN_A_RDMA_ERRORS (one RDMA connection) and
+ * GOBLIN_STATS_A_RDMA_ERROR_KINDS (all of them since load): RDMA protocol
+ * errors by kind, every one a u64. BAD_RECORD from an unknown record type
+ * or an invalid key (answered with ERROR / CLIENT_ERROR) and STORE
+ * (SERVER_ERROR) leave the connection open; every other error closes it.
+ * Documentation/rdma-protocol.rst lists what counts where. REJECTED
+ * (connect requests refused) is in the totals only.
+ */
+enum goblin_rdma_err_attr {
+	GOBLIN_RDMA_ERR_A_UNSPEC,
+	GOBLIN_RDMA_ERR_A_PAD,
+	GOBLIN_RDMA_ERR_A_BAD_RECORD,	/* malformed/unknown record, bad key */
+	GOBLIN_RDMA_ERR_A_CREDIT,	/* records sent beyond the credits */
+	GOBLIN_RDMA_ERR_A_WINDOW,	/* bad window return */
+	GOBLIN_RDMA_ERR_A_RANGE,	/* SET source outside the region */
+	GOBLIN_RDMA_ERR_A_RDMA_OP,	/* RDMA WRITE/READ failed (rkey...) */
+	GOBLIN_RDMA_ERR_A_COMPLETION,	/* SEND/RECV failed (peer gone) */
+	GOBLIN_RDMA_ERR_A_STORE,	/* value unreadable mid-transfer */
+	GOBLIN_RDMA_ERR_A_REJECTED,	/* connect requests rejected */
+
+	__GOBLIN_RDMA_ERR_A_MAX,
+	GOBLIN_RDMA_ERR_A_MAX = __GOBLIN_RDMA_ERR_A_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_GOBLIN_H */

@@ -19,6 +19,8 @@
  *   die KEY           GET KEY and exit without returning windows
  *   hold SECS         connect, NOOP, then wait up to SECS for a disconnect;
  *                     exit 0 if the server disconnected us
+ *   stall KEY SIZE SECS  SET, unknown record, GET miss, GET KEY keeping
+ *                     every window filled; stay SECS (statistics test)
  */
 #include <errno.h>
 #include <poll.h>
@@ -390,6 +392,50 @@ static int cmd_stream(const char *key, uint64_t size)
 	return 0;
 }
 
+/*
+ * For the statistics test: SET @key (@size bytes, more than the windows
+ * hold), send one unknown record (ERROR), GET a missing key, then GET @key
+ * and keep every window the server fills. The server then waits with all
+ * windows in flight; stay connected for @secs seconds so the test can read
+ * the connection's counters through netlink.
+ */
+static int cmd_stall(const char *key, uint64_t size, int secs)
+{
+	char *src = region + (size_t)win * nwin;
+	unsigned int held = 0;
+	struct gb_rdma_rec r;
+	uint64_t i;
+
+	if (size > (1 << 20) || size <= (uint64_t)win * used_windows) {
+		printf("# stall: size must exceed the windows, at most 1 MiB\n");
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 1);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED)
+		return 1;
+	gb_rdma_hdr_init(next_send(), 0x7e, 2, 0, 0);
+	send_rec();
+	if (recv_rec(5000, &r) || r.type != GB_RDMA_R_ERROR)
+		return 1;
+	send_get("stall-missing-key", 3);
+	if (recv_rec(5000, &r) || r.type != GB_RDMA_R_END || r.u.end.hits)
+		return 1;
+	send_get(key, 4);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE)
+		return 1;
+	while (held < used_windows) {
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK)
+			return 1;
+		held++;
+	}
+	printf("# stalled holding %u windows\n", held);
+	/* a disconnect before @secs is a failure */
+	return expect_disconnect(secs * 1000) == 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *bind = NULL, *cmd;
@@ -429,6 +475,9 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "stream"))
 		return cmd_stream(argv[0], strtoull(argv[1], NULL, 0));
+	if (!strcmp(cmd, "stall"))
+		return cmd_stall(argv[0], strtoull(argv[1], NULL, 0),
+				 atoi(argv[2]));
 	if (!strcmp(cmd, "unknown")) {
 		gb_rdma_hdr_init(next_send(), 0x7e, 5, 0, 0);
 		send_rec();
