@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Invariants every gb_rdma_rec_parse() and gb_rdma_connect_parse() result
+ * must satisfy, whatever the input. Shared by the unit tests (random smoke
+ * test) and fuzz/rdma_rec_fuzz.c.
+ */
+#ifndef _RDMA_CHECK_H
+#define _RDMA_CHECK_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma_rec.h"
+
+#include "../../tools/include/gb_compiler.h"
+
+#define RC_BODY		sizeof(struct gb_rdma_hdr)
+#define RC_KEYS		(RC_BODY + offsetof(struct gb_rdma_get, keys))
+
+static inline uint16_t rc_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t rc_le32(const uint8_t *p)
+{
+	return (uint32_t)rc_le16(p) | (uint32_t)rc_le16(p + 2) << 16;
+}
+
+static inline uint64_t rc_le64(const uint8_t *p)
+{
+	return (uint64_t)rc_le32(p) | (uint64_t)rc_le32(p + 4) << 32;
+}
+
+static inline int rc_known_type(unsigned int type)
+{
+	switch (type) {
+	case GB_RDMA_NOOP:
+	case GB_RDMA_VERSION_REQ:
+	case GB_RDMA_GET:
+	case GB_RDMA_SET:
+	case GB_RDMA_DELETE:
+	case GB_RDMA_TOUCH:
+	case GB_RDMA_FLOW:
+	case GB_RDMA_R_NOOP:
+	case GB_RDMA_R_VERSION:
+	case GB_RDMA_R_VALUE:
+	case GB_RDMA_R_BULK:
+	case GB_RDMA_R_END:
+	case GB_RDMA_R_STATUS:
+	case GB_RDMA_R_ERROR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* @p..@p+@n lies inside @lo..@lo+@len */
+static inline int rc_in(const void *p, size_t n, const void *lo, size_t len)
+{
+	const uint8_t *b = p, *l = lo;
+
+	return b >= l && n <= len && (size_t)(b - l) <= len - n;
+}
+
+static inline const char *rc_check_get(const uint8_t *buf,
+				       const struct gb_rdma_rec *rec)
+{
+	size_t end = RC_BODY + rc_le16(buf + 4), next = RC_KEYS;
+	unsigned int i;
+
+	if (rec->u.get.nkeys == 0 || rec->u.get.nkeys > GB_RDMA_GET_MAX_KEYS)
+		return "GET key count out of range";
+	if (rec->u.get.nkeys != rc_le16(buf + RC_BODY))
+		return "GET key count differs from the record";
+	for (i = 0; i < rec->u.get.nkeys; i++) {
+		size_t off = rec->u.get.off[i], kl = rec->u.get.klen[i];
+
+		if (off != next + 1)
+			return "GET keys not packed in order";
+		if (buf[off - 1] != kl)
+			return "GET key length differs from the record";
+		if (off + kl > end || end > GB_RDMA_RECORD_SIZE)
+			return "GET key outside the body";
+		if (!gb_rdma_key_ok((const char *)buf + off, kl))
+			return "GET key is not a valid key";
+		next = off + kl;
+	}
+	return NULL;
+}
+
+/* key at body offset @off, its length byte at body offset @loff */
+static inline const char *rc_check_key(const uint8_t *buf, const char *key,
+				       size_t kl, size_t off, size_t loff)
+{
+	if ((const uint8_t *)key != buf + RC_BODY + off)
+		return "key pointer at the wrong place";
+	if (kl != buf[RC_BODY + loff])
+		return "key length differs from the record";
+	if (!gb_rdma_key_ok(key, kl))
+		return "key is not a valid key";
+	return NULL;
+}
+
+/* Checks that hold for any record that parsed OK. */
+static inline const char *rc_check_ok(const uint8_t *buf,
+				      const struct gb_rdma_rec *rec)
+{
+	const uint8_t *b = buf + RC_BODY;
+
+	switch (rec->type) {
+	case GB_RDMA_GET:
+		return rc_check_get(buf, rec);
+	case GB_RDMA_SET:
+		if (rec->u.set.mode > GB_RDMA_SET_PREPEND)
+			return "SET mode out of range";
+		if (rec->u.set.bytes != rc_le64(b + 24) ||
+		    rec->u.set.addr != rc_le64(b + 32) ||
+		    (uint64_t)rec->u.set.exptime != rc_le64(b + 8))
+			return "SET fields decoded wrongly";
+		return rc_check_key(buf, rec->u.set.key, rec->u.set.klen,
+				    offsetof(struct gb_rdma_set, key),
+				    offsetof(struct gb_rdma_set, klen));
+	case GB_RDMA_DELETE:
+	case GB_RDMA_TOUCH:
+		if (rec->u.keyop.cas != rc_le64(b + 8))
+			return "keyop fields decoded wrongly";
+		return rc_check_key(buf, rec->u.keyop.key, rec->u.keyop.klen,
+				    offsetof(struct gb_rdma_keyop, key),
+				    offsetof(struct gb_rdma_keyop, klen));
+	case GB_RDMA_R_VALUE:
+		if (rec->u.value.key_index >= GB_RDMA_GET_MAX_KEYS)
+			return "VALUE key index out of range";
+		return rc_check_key(buf, rec->u.value.key, rec->u.value.klen,
+				    offsetof(struct gb_rdma_value, key),
+				    offsetof(struct gb_rdma_value, klen));
+	case GB_RDMA_R_BULK:
+		if (rec->u.bulk.window >= GB_RDMA_MAX_WINDOWS)
+			return "BULK window out of range";
+		if (rec->u.bulk.len == 0 || rec->u.bulk.len > GB_RDMA_WINDOW_MAX)
+			return "BULK length out of range";
+		return NULL;
+	case GB_RDMA_R_ERROR:
+		if ((const uint8_t *)rec->u.error.msg != b + 8 ||
+		    !memchr(rec->u.error.msg, 0, GB_RDMA_MSG_MAX))
+			return "ERROR message not terminated in the record";
+		return NULL;
+	case GB_RDMA_R_VERSION:
+		if ((const uint8_t *)rec->u.version.server != b + 8 ||
+		    !memchr(rec->u.version.server, 0, 64))
+			return "VERSION string not terminated in the record";
+		return NULL;
+	case GB_RDMA_FLOW:
+		if (rec->u.flow.windows != rc_le64(b))
+			return "FLOW windows decoded wrongly";
+		return NULL;
+	default:
+		if (!rc_known_type(rec->type))
+			return "unknown type parsed OK";
+		return NULL;
+	}
+}
+
+/*
+ * rc_check_rec() - check one gb_rdma_rec_parse() outcome
+ * @buf: input buffer, @len: its length
+ * @ret: return value, @rec: the record it filled in, @msg: its message
+ *
+ * Return: NULL if all invariants hold, else the first one violated.
+ */
+static inline const char *rc_check_rec(const void *buf, size_t len, int ret,
+				       const struct gb_rdma_rec *rec,
+				       const char *msg)
+{
+	const uint8_t *p = buf;
+	size_t blen;
+
+	if (!msg)
+		return "message pointer is NULL";
+	if (ret < GB_RDMA_PARSE_OK || ret > GB_RDMA_PARSE_FATAL)
+		return "result out of range";
+	if (len != GB_RDMA_RECORD_SIZE)
+		return ret == GB_RDMA_PARSE_FATAL ? NULL :
+		       "record of the wrong size not fatal";
+	blen = rc_le16(p + 4);
+	if (blen > GB_RDMA_BODY_MAX)
+		return ret == GB_RDMA_PARSE_FATAL ? NULL :
+		       "body length over GB_RDMA_BODY_MAX not fatal";
+	if (ret == GB_RDMA_PARSE_FATAL) {
+		switch (p[0]) {
+		case GB_RDMA_R_VALUE:
+		case GB_RDMA_R_BULK:
+		case GB_RDMA_R_ERROR:
+		case GB_RDMA_R_VERSION:
+			return NULL;
+		default:
+			return "fatal result for a type that is never fatal";
+		}
+	}
+	if (rec->type != p[0] || rec->flags != p[1] ||
+	    rec->credits != rc_le16(p + 2) || rec->tag != rc_le64(p + 8))
+		return "header decoded wrongly";
+	switch (ret) {
+	case GB_RDMA_PARSE_UNKNOWN:
+		return rc_known_type(p[0]) ? "known type reported unknown" :
+		       NULL;
+	case GB_RDMA_PARSE_CLIENT:
+		if (!*msg || strlen(msg) >= GB_RDMA_MSG_MAX ||
+		    strpbrk(msg, "\r\n"))
+			return "client error message empty or unusable";
+		if (p[0] != GB_RDMA_GET && p[0] != GB_RDMA_SET &&
+		    p[0] != GB_RDMA_DELETE && p[0] != GB_RDMA_TOUCH &&
+		    p[0] != GB_RDMA_R_VALUE)
+			return "client error for a type without a key";
+		return NULL;
+	default:
+		return rc_check_ok(p, rec);
+	}
+}
+
+/*
+ * rc_check_get_rebuild() - re-encode a parsed GET and parse it again
+ * @buf: the record that parsed OK, @rec: its parse result
+ *
+ * Return: NULL if the re-encoded record parses to the same keys.
+ */
+static inline const char *rc_check_get_rebuild(const uint8_t *buf,
+					       const struct gb_rdma_rec *rec)
+{
+	struct gb_rdma_rec again;
+	const char *msg, *why = NULL;
+	uint8_t *out = malloc(GB_RDMA_RECORD_SIZE);	/* 16-byte aligned */
+	unsigned int i;
+
+	if (!out)
+		abort();
+	gb_rdma_hdr_init(out, GB_RDMA_GET, rec->tag, rec->credits, 8);
+	for (i = 0; i < rec->u.get.nkeys && !why; i++)
+		if (gb_rdma_get_add_key(out, (const char *)buf +
+					rec->u.get.off[i],
+					rec->u.get.klen[i]))
+			why = "gb_rdma_get_add_key refused a parsed key";
+	if (!why && gb_rdma_rec_parse(out, GB_RDMA_RECORD_SIZE, &again,
+				      &msg) != GB_RDMA_PARSE_OK)
+		why = "re-encoded GET does not parse";
+	if (!why && (again.u.get.nkeys != rec->u.get.nkeys ||
+		     again.tag != rec->tag || again.credits != rec->credits))
+		why = "re-encoded GET has other header fields";
+	for (i = 0; !why && i < rec->u.get.nkeys; i++)
+		if (again.u.get.klen[i] != rec->u.get.klen[i] ||
+		    memcmp(out + again.u.get.off[i], buf + rec->u.get.off[i],
+			   rec->u.get.klen[i]))
+			why = "re-encoded GET has other keys";
+	free(out);
+	return why;
+}
+
+/*
+ * rc_check_connect() - check one gb_rdma_connect_parse() outcome
+ * @priv: private data (may be NULL), @len: its length
+ * @reason: return value, @geom: the geometry it filled in
+ *
+ * An accepted connect must encode back (gb_rdma_connect_build) to exactly
+ * the zero-padded input: it has no reserved bits set.
+ *
+ * Return: NULL if all invariants hold, else the first one violated.
+ */
+static inline const char *rc_check_connect(const void *priv, size_t len,
+					   unsigned int reason,
+					   const struct gb_rdma_geom *geom)
+{
+	uint8_t in[GB_RDMA_CONNECT_SIZE] = { 0 };
+	struct gb_rdma_connect out;
+	uint64_t span;
+
+	if (reason > GB_RDMA_REJ_CREDITS)
+		return "reject reason the parser cannot give";
+	if (reason != GB_RDMA_REJ_NONE)
+		return NULL;
+	if (!priv)
+		return "NULL private data accepted";
+	memcpy(in, priv, len < sizeof(in) ? len : sizeof(in));
+	span = (uint64_t)geom->window_size * geom->window_count;
+	if (geom->window_size < GB_RDMA_WINDOW_MIN ||
+	    geom->window_size > GB_RDMA_WINDOW_MAX ||
+	    geom->window_size % 4096)
+		return "accepted window size out of range";
+	if (geom->window_count == 0 ||
+	    geom->window_count > GB_RDMA_MAX_WINDOWS)
+		return "accepted window count out of range";
+	if (geom->credits < GB_RDMA_CREDITS_MIN ||
+	    geom->credits > GB_RDMA_CREDITS_MAX)
+		return "accepted credits out of range";
+	if (geom->region_len < span ||
+	    geom->window_base + geom->region_len < geom->window_base)
+		return "accepted region too small or wrapping";
+	gb_rdma_connect_build(&out, geom);
+	if (memcmp(&out, in, sizeof(in)))
+		return "accepted connect data does not encode back to itself";
+	return NULL;
+}
+
+#endif /* _RDMA_CHECK_H */
