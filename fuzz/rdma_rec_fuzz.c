@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the RDMA protocol v3 record and connect data parser
+ * (kmod/proto/rdma_rec.c).
+ *
+ * Each input is handed to gb_rdma_rec_parse() twice: as it is, in a heap
+ * buffer of exactly its size (anything but GB_RDMA_RECORD_SIZE bytes must be
+ * fatal, and ASan sees any read past the end), and as the start of a
+ * received record, zero padded to GB_RDMA_RECORD_SIZE. It is also handed to
+ * gb_rdma_connect_parse() as connect private data. Every result must satisfy
+ * the invariants of tests/unit/rdma_check.h (an accepted GET must re-encode
+ * with gb_rdma_get_add_key() to a record with the same keys, accepted
+ * connect data must re-encode to itself); a violation traps.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma_rec.h"
+#include "rdma_check.h"
+
+static void fail(const char *what, const char *why)
+{
+	fprintf(stderr, "rdma_rec invariant violated (%s): %s\n", what, why);
+	__builtin_trap();
+}
+
+static void check_rec(const uint8_t *buf, size_t len, const char *what)
+{
+	struct gb_rdma_rec rec;
+	const char *msg = NULL, *why;
+	int ret;
+
+	memset(&rec, 0xa5, sizeof(rec));
+	ret = gb_rdma_rec_parse(buf, len, &rec, &msg);
+	why = rc_check_rec(buf, len, ret, &rec, msg);
+	if (!why && ret == GB_RDMA_PARSE_OK && rec.type == GB_RDMA_GET)
+		why = rc_check_get_rebuild(buf, &rec);
+	if (why)
+		fail(what, why);
+}
+
+static void check_connect(const uint8_t *priv, size_t len)
+{
+	struct gb_rdma_geom geom;
+	unsigned int reason;
+	const char *why;
+
+	memset(&geom, 0xa5, sizeof(geom));
+	reason = gb_rdma_connect_parse(priv, len, &geom);
+	why = rc_check_connect(priv, len, reason, &geom);
+	if (why)
+		fail("connect", why);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* malloc'ed buffers are aligned as receive buffers are */
+	uint8_t *buf = malloc(size ? size : 1);
+	uint8_t *rec = malloc(GB_RDMA_RECORD_SIZE);
+
+	if (!buf || !rec)
+		abort();
+	memcpy(buf, data, size);
+	check_rec(buf, size, "exact size");
+	check_connect(buf, size);
+	if (!size)
+		check_connect(NULL, GB_RDMA_CONNECT_SIZE);
+
+	memset(rec, 0, GB_RDMA_RECORD_SIZE);
+	memcpy(rec, data, size < GB_RDMA_RECORD_SIZE ? size :
+	       GB_RDMA_RECORD_SIZE);
+	check_rec(rec, GB_RDMA_RECORD_SIZE, "padded record");
+	free(rec);
+	free(buf);
+	return 0;
+}
