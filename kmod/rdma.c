@@ -85,6 +85,21 @@
  * ctx->nr_ops (registration WRs); this is counted in rw_mr_ctxs, the
  * signal the tests use to prove the MR path ran.
  *
+ * rdma_rxe with MRs (ib_core force_mr=1)
+ * --------------------------------------
+ * rxe in Linux 6.1 re-executes local operations on retransmission: after a
+ * NAK or an ACK timeout its requester rewinds to the oldest unacknowledged
+ * WQE and runs every WQE from there, and it runs a LOCAL_INV or REG_MR
+ * whatever its state. A REG_MR queued behind an unacknowledged WRITE is
+ * then executed twice; the second run finds the MR valid ("not free"),
+ * fails, and the QP stalls without a completion. On rxe with MRs
+ * (conn->mr_quiesce) a chain that registers memory is therefore posted
+ * only on an idle send queue (every earlier WR completed, so rxe has
+ * retired its local operations before anything after them can be
+ * retransmitted), and a chunk is limited to what one MR maps, so no
+ * REG_MR follows a WRITE inside a chain either. This costs throughput on
+ * rxe with force_mr only; other devices and rxe without MRs are unchanged.
+ *
  * Teardown
  * --------
  * gb_rdma_conn_close() is idempotent and only queues conn->release, which:
@@ -248,6 +263,9 @@ struct gb_rdma_conn {
 	u32 wrd;		/* send queue slots per READ, worst case */
 	u32 nwin_alloc;		/* window slots allocated (>= nwin) */
 	bool use_mr;		/* the QP has an MR pool: rw ctxs register */
+	bool mr_quiesce;	/* rxe with MRs: see the top comment */
+	u32 chunk_sges;		/* sges per chunk (<= spw; one MR if quiesce) */
+	int sq_size;		/* sq_avail when nothing is outstanding */
 
 	u32 nrx;
 	u8 *rxbuf;
@@ -561,6 +579,12 @@ static bool gb_rdma_can_send(struct gb_rdma_conn *conn, u32 nwr)
 	       conn->sq_avail >= (int)nwr;
 }
 
+/* May a chain that registers memory be posted now? (rxe quirk) */
+static bool gb_rdma_can_register(struct gb_rdma_conn *conn)
+{
+	return !conn->mr_quiesce || conn->sq_avail == conn->sq_size;
+}
+
 static struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_tx *tx;
@@ -690,7 +714,7 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 	int ret, nwr;
 
 	sg_init_table(win->sgl, conn->spw);
-	while (pos < len && n < conn->spw) {
+	while (pos < len && n < conn->chunk_sges) {
 		struct page *pg;
 		unsigned int pgoff, seg;
 
@@ -853,7 +877,8 @@ static int gb_rdma_get_step(struct gb_rdma_conn *conn)
 			return -EAGAIN;
 		}
 		r->waiting = false;
-		if (!gb_rdma_can_send(conn, conn->wpw + 1))
+		if (!gb_rdma_can_send(conn, conn->wpw + 1) ||
+		    !gb_rdma_can_register(conn))
 			return -EAGAIN;
 		serr = 0;
 		ret = gb_rdma_post_chunk(conn, w, &serr);
@@ -1107,7 +1132,8 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			r->soff += r->slen;
 		}
 		if (r->soff < r->rec.u.set.bytes) {
-			if (conn->sq_avail < (int)conn->wrd)
+			if (conn->sq_avail < (int)conn->wrd ||
+			    !gb_rdma_can_register(conn))
 				return -EAGAIN;
 			return gb_rdma_post_read(conn) ?: -EAGAIN;
 		}
@@ -1663,6 +1689,31 @@ static u32 gb_rdma_rw_ctxs(struct gb_rdma_conn *conn, u32 pages, u32 sge)
 		   DIV_ROUND_UP(pages, sge));
 }
 
+/*
+ * rxe with MRs: post registering chains on an idle send queue only, and
+ * make every chunk fit one MR (see the top comment). The largest sge count
+ * that one MR maps is found with rdma_rw_mr_factor().
+ */
+static void gb_rdma_quirks(struct gb_rdma_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u32 lo = 1, hi = conn->spw, mid;
+
+	conn->chunk_sges = conn->spw;
+	conn->mr_quiesce = conn->use_mr &&
+			   ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	if (!conn->mr_quiesce)
+		return;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (rdma_rw_mr_factor(ibdev, conn->port, mid) <= 1)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	conn->chunk_sges = lo;
+}
+
 /**
  * gb_rdma_conn_qp() - create CQ and QP, read back the caps, post receives
  * @conn: connection with buffers allocated
@@ -1731,6 +1782,8 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	if (sq < base + conn->wrd + conn->nwin * conn->wpw)
 		conn->nwin = (sq - base - conn->wrd) / conn->wpw;
 	conn->sq_avail = sq - 1;	/* one slot for ib_drain_qp() */
+	conn->sq_size = conn->sq_avail;
+	gb_rdma_quirks(conn);
 
 	for (i = 0; i < conn->nrx; i++) {
 		ret = gb_rdma_post_recv(conn, &conn->rx[i]);
@@ -2281,8 +2334,8 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(conn, &gb_rdma_conns, node)
-		seq_printf(m, "conn %llu mr %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu\n",
-			   conn->id, conn->use_mr, conn->nwin,
+		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu\n",
+			   conn->id, conn->use_mr, conn->mr_quiesce, conn->nwin,
 			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
 			   conn->st.rw_mr_ctxs);
 	mutex_unlock(&gb_rdma_lock);
