@@ -104,7 +104,9 @@
  *    rejects other versions with GB_RDMA_REJ_VERSION and reports the range
  *    it supports. New record types may be added in a new minor revision of
  *    the same version only if the client asked for them via connect.flags;
- *    reserved fields must be sent as zero and are ignored on receipt.
+ *    reserved fields must be sent as zero. Reserved fields of records are
+ *    ignored on receipt; non-zero connect.flags or reserved bytes of the
+ *    connect data are rejected with GB_RDMA_REJ_VERSION.
  */
 #ifndef _UAPI_LINUX_GOBLIN_RDMA_H
 #define _UAPI_LINUX_GOBLIN_RDMA_H
