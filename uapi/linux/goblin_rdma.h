@@ -240,7 +240,10 @@ enum gb_rdma_rec_type {
  * @type:    enum gb_rdma_rec_type
  * @flags:   type-specific flags, 0 if none defined
  * @credits: credits granted to the receiver of this record
- * @len:     bytes of body used (<= GB_RDMA_RECORD_SIZE - 16); rest is 0
+ * @len:     bytes of body used (<= GB_RDMA_RECORD_SIZE - 16, else the
+ *           record is fatal); rest is 0. Receivers bound GET key lists by
+ *           it; fixed-layout bodies are read at their offsets within the
+ *           record whatever @len says
  * @reserved: 0
  * @tag:     request tag, echoed in responses; 0 in FLOW
  */
