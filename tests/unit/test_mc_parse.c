@@ -16,18 +16,8 @@
 #include "mc_parse.h"
 #include "mc_check.h"
 
+#include "unit_tap.h"
 #include "../../tools/include/gb_compiler.h"
-
-static int test_failed;		/* checks failed in the current test */
-static int tests_run, tests_failed;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("#   %s:%d: CHECK(%s) failed\n", __FILE__,		\
-		       __LINE__, #cond);				\
-		test_failed++;						\
-	}								\
-} while (0)
 
 /* Owned copy of the last parsed input (pointers in req point into it). */
 static char *cur;
@@ -667,12 +657,7 @@ static void t_random(void)
 	}
 }
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct unit_test tests[] = {
 	{ "incomplete lines and line length limits", t_incomplete },
 	{ "line terminators, blank lines, case", t_terminators },
 	{ "storage commands", t_storage },
@@ -687,20 +672,8 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	size_t i, n = ARRAY_SIZE(tests);
+	int ret = unit_run(tests, ARRAY_SIZE(tests));
 
-	printf("1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		test_failed = 0;
-		tests[i].fn();
-		tests_run++;
-		if (test_failed)
-			tests_failed++;
-		printf("%s %zu - %s\n", test_failed ? "not ok" : "ok", i + 1,
-		       tests[i].name);
-	}
 	free(cur);
-	printf("# %d passed, %d failed\n", tests_run - tests_failed,
-	       tests_failed);
-	return tests_failed ? 1 : 0;
+	return ret;
 }

@@ -17,22 +17,12 @@
 #include "rdma_rec.h"
 #include "rdma_check.h"
 
+#include "unit_tap.h"
 #include "../../tools/include/gb_compiler.h"
 
 #define REC		GB_RDMA_RECORD_SIZE
 #define BODY		16	/* header size */
 #define KEYS		(BODY + 8)	/* first GET key length byte */
-
-static int test_failed;		/* checks failed in the current test */
-static int tests_run, tests_failed;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("#   %s:%d: CHECK(%s) failed\n", __FILE__,		\
-		       __LINE__, #cond);				\
-		test_failed++;						\
-	}								\
-} while (0)
 
 /* The record being built; parse_*() copy it before parsing. */
 static uint8_t r[REC] __aligned(8);
@@ -1175,12 +1165,7 @@ static void t_random(void)
 	}
 }
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct unit_test tests[] = {
 	{ "records of any size but GB_RDMA_RECORD_SIZE are fatal", t_size },
 	{ "header decoding and body length bound", t_header },
 	{ "NOOP, VERSION request, NOOP reply", t_noop_version },
@@ -1210,20 +1195,8 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	size_t i, n = ARRAY_SIZE(tests);
+	int ret = unit_run(tests, ARRAY_SIZE(tests));
 
-	printf("1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		test_failed = 0;
-		tests[i].fn();
-		tests_run++;
-		if (test_failed)
-			tests_failed++;
-		printf("%s %zu - %s\n", test_failed ? "not ok" : "ok", i + 1,
-		       tests[i].name);
-	}
 	free(cur);
-	printf("# %d passed, %d failed\n", tests_run - tests_failed,
-	       tests_failed);
-	return tests_failed ? 1 : 0;
+	return ret;
 }

@@ -981,19 +981,11 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT] = "rdma_windows_in_flight",
 };
 
-/* GOBLIN_RDMA_ERR_A_*: as connection fields, and with "rdma_" in stats */
+/*
+ * GOBLIN_RDMA_ERR_A_* as stats fields; connection fields drop the "rdma_"
+ * (RDMA_ERR_CONN_NAME).
+ */
 static const char *const rdma_err_names[GOBLIN_RDMA_ERR_A_MAX + 1] = {
-	[GOBLIN_RDMA_ERR_A_BAD_RECORD] = "err_bad_record",
-	[GOBLIN_RDMA_ERR_A_CREDIT] = "err_credit",
-	[GOBLIN_RDMA_ERR_A_WINDOW] = "err_window",
-	[GOBLIN_RDMA_ERR_A_RANGE] = "err_range",
-	[GOBLIN_RDMA_ERR_A_RDMA_OP] = "err_rdma_op",
-	[GOBLIN_RDMA_ERR_A_COMPLETION] = "err_completion",
-	[GOBLIN_RDMA_ERR_A_STORE] = "err_store",
-	[GOBLIN_RDMA_ERR_A_REJECTED] = "err_rejected",
-};
-
-static const char *const stats_rdma_err_names[GOBLIN_RDMA_ERR_A_MAX + 1] = {
 	[GOBLIN_RDMA_ERR_A_BAD_RECORD] = "rdma_err_bad_record",
 	[GOBLIN_RDMA_ERR_A_CREDIT] = "rdma_err_credit",
 	[GOBLIN_RDMA_ERR_A_WINDOW] = "rdma_err_window",
@@ -1004,13 +996,14 @@ static const char *const stats_rdma_err_names[GOBLIN_RDMA_ERR_A_MAX + 1] = {
 	[GOBLIN_RDMA_ERR_A_REJECTED] = "rdma_err_rejected",
 };
 
+#define RDMA_ERR_CONN_NAME(i)	(rdma_err_names[i] + strlen("rdma_"))
+
 /*
- * Add the counters of a GOBLIN_RDMA_ERR_A_* nest to @r under @names, the
- * ones the kernel sent only (a connection has no "rejected"); return
- * their sum.
+ * Add the counters of a GOBLIN_RDMA_ERR_A_* nest to @r, the ones the kernel
+ * sent only (a connection has no "rejected"), named for a connection
+ * (@conn) or for the stats; return their sum.
  */
-static uint64_t rec_rdma_errors(struct rec *r, struct nlattr *nest,
-				const char *const *names)
+static uint64_t rec_rdma_errors(struct rec *r, struct nlattr *nest, bool conn)
 {
 	struct nlattr *e[GOBLIN_RDMA_ERR_A_MAX + 1];
 	uint64_t sum = 0;
@@ -1019,9 +1012,10 @@ static uint64_t rec_rdma_errors(struct rec *r, struct nlattr *nest,
 	if (!nest || nla_parse_nested(e, GOBLIN_RDMA_ERR_A_MAX, nest, NULL))
 		return 0;
 	for (i = 0; i <= GOBLIN_RDMA_ERR_A_MAX; i++) {
-		if (!names[i] || !e[i])
+		if (!rdma_err_names[i] || !e[i])
 			continue;
-		rec_u64(r, names[i], get_u64(e[i]));
+		rec_u64(r, conn ? RDMA_ERR_CONN_NAME(i) : rdma_err_names[i],
+			get_u64(e[i]));
 		sum += get_u64(e[i]);
 	}
 	return sum;
@@ -1041,8 +1035,7 @@ static int parse_stats(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 			continue;
 		rec_u64(r, stats_names[i], get_u64(st[i]));
 	}
-	rec_rdma_errors(r, st[GOBLIN_STATS_A_RDMA_ERROR_KINDS],
-			stats_rdma_err_names);
+	rec_rdma_errors(r, st[GOBLIN_STATS_A_RDMA_ERROR_KINDS], false);
 	return NL_OK;
 }
 
@@ -1094,8 +1087,7 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		rec_u64(r, "windows_in_flight",
 			get_u32(tb[GOBLIN_A_WINDOWS_IN_FLIGHT]));
 		rec_u64(r, "errors",
-			rec_rdma_errors(r, tb[GOBLIN_A_RDMA_ERRORS],
-					rdma_err_names));
+			rec_rdma_errors(r, tb[GOBLIN_A_RDMA_ERRORS], true));
 	}
 	return NL_OK;
 }
