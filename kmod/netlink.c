@@ -439,17 +439,31 @@ static int gb_nl_put_stat(struct sk_buff *skb, int type, u64 val)
 	return nla_put_u64_64bit(skb, type, val, GOBLIN_STATS_A_PAD);
 }
 
-/* uapi attribute of each enum gb_rdma_err counter */
-static const u16 gb_nl_rdma_err_attr[GB_RDMA_E_NR] = {
-	[GB_RDMA_E_BAD_RECORD] = GOBLIN_RDMA_ERR_A_BAD_RECORD,
-	[GB_RDMA_E_CREDIT] = GOBLIN_RDMA_ERR_A_CREDIT,
-	[GB_RDMA_E_WINDOW] = GOBLIN_RDMA_ERR_A_WINDOW,
-	[GB_RDMA_E_RANGE] = GOBLIN_RDMA_ERR_A_RANGE,
-	[GB_RDMA_E_RDMA] = GOBLIN_RDMA_ERR_A_RDMA_OP,
-	[GB_RDMA_E_WC] = GOBLIN_RDMA_ERR_A_COMPLETION,
-	[GB_RDMA_E_STORE] = GOBLIN_RDMA_ERR_A_STORE,
-	[GB_RDMA_E_REJECT] = GOBLIN_RDMA_ERR_A_REJECTED,
-};
+/* uapi attribute of an enum gb_rdma_err counter (-Wswitch: no kind left) */
+static int gb_nl_rdma_err_attr(enum gb_rdma_err kind)
+{
+	switch (kind) {
+	case GB_RDMA_E_BAD_RECORD:
+		return GOBLIN_RDMA_ERR_A_BAD_RECORD;
+	case GB_RDMA_E_CREDIT:
+		return GOBLIN_RDMA_ERR_A_CREDIT;
+	case GB_RDMA_E_WINDOW:
+		return GOBLIN_RDMA_ERR_A_WINDOW;
+	case GB_RDMA_E_RANGE:
+		return GOBLIN_RDMA_ERR_A_RANGE;
+	case GB_RDMA_E_RDMA:
+		return GOBLIN_RDMA_ERR_A_RDMA_OP;
+	case GB_RDMA_E_WC:
+		return GOBLIN_RDMA_ERR_A_COMPLETION;
+	case GB_RDMA_E_STORE:
+		return GOBLIN_RDMA_ERR_A_STORE;
+	case GB_RDMA_E_REJECT:
+		return GOBLIN_RDMA_ERR_A_REJECTED;
+	case GB_RDMA_E_NR:
+		break;
+	}
+	return GOBLIN_RDMA_ERR_A_UNSPEC;
+}
 
 /**
  * gb_nl_put_rdma_errors() - put RDMA error counters as a nest
@@ -474,7 +488,7 @@ static int gb_nl_put_rdma_errors(struct sk_buff *skb, int type,
 	for (i = 0; i < GB_RDMA_E_NR; i++) {
 		if (conn && i == GB_RDMA_E_REJECT)
 			continue;
-		if (nla_put_u64_64bit(skb, gb_nl_rdma_err_attr[i], errors[i],
+		if (nla_put_u64_64bit(skb, gb_nl_rdma_err_attr(i), errors[i],
 				      GOBLIN_RDMA_ERR_A_PAD)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;

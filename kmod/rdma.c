@@ -265,6 +265,8 @@ struct gb_rdma_conn {
 	bool use_mr;		/* the QP has an MR pool: rw ctxs register */
 	bool mr_quiesce;	/* rxe with MRs: see the top comment */
 	u32 chunk_sges;		/* sges per chunk (<= spw; one MR if quiesce) */
+	u32 rd_sges;		/* sges per SET READ (likewise) */
+	u32 rd_max;		/* bytes per SET READ */
 	int sq_size;		/* sq_avail when nothing is outstanding */
 
 	u32 nrx;
@@ -311,7 +313,10 @@ struct gb_rdma_conn {
 	struct delayed_work idle;
 	unsigned long last_req;		/* jiffies, last request start/end */
 	unsigned long last_rx;		/* jiffies, last record received */
-	struct sockaddr_storage cm_id_peer;	/* saved for the close event */
+	struct sockaddr_storage cm_id_peer;	/* client address, set at accept:
+						 * the cm_id is gone before the
+						 * connection leaves the list
+						 */
 	struct gb_rdma_stats st;
 };
 
@@ -938,12 +943,12 @@ static int gb_rdma_post_read(struct gb_rdma_conn *conn)
 	conn->rd_bounce = r->soff >= r->shead;
 	if (conn->rd_bounce) {
 		len = min_t(u64, r->rec.u.set.bytes - r->soff,
-			    conn->bounce_len);
+			    min(conn->bounce_len, conn->rd_max));
 		sg_set_buf(&conn->rd_sgl[0], conn->bounce, len);
 		n = 1;
 	} else {
-		len = min_t(u64, r->shead - r->soff, GB_RDMA_READ_MAX);
-		while (pos < len && n < GB_RDMA_RD_SGES) {
+		len = min_t(u64, r->shead - r->soff, conn->rd_max);
+		while (pos < len && n < conn->rd_sges) {
 			struct page *pg;
 			unsigned int pgoff, seg;
 
@@ -1539,8 +1544,6 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
 
-	memcpy(&conn->cm_id_peer, &conn->cm_id->route.addr.dst_addr,
-	       sizeof(conn->cm_id_peer));
 	rdma_destroy_qp(conn->cm_id);
 	ib_free_cq(conn->cq);
 	rdma_destroy_id(conn->cm_id);
@@ -1689,29 +1692,40 @@ static u32 gb_rdma_rw_ctxs(struct gb_rdma_conn *conn, u32 pages, u32 sge)
 		   DIV_ROUND_UP(pages, sge));
 }
 
-/*
- * rxe with MRs: post registering chains on an idle send queue only, and
- * make every chunk fit one MR (see the top comment). The largest sge count
- * that one MR maps is found with rdma_rw_mr_factor().
- */
-static void gb_rdma_quirks(struct gb_rdma_conn *conn)
+/* The largest sge count up to @max that one MR maps on this QP. */
+static u32 gb_rdma_one_mr_sges(struct gb_rdma_conn *conn, u32 max)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
-	u32 lo = 1, hi = conn->spw, mid;
+	u32 lo = 1, hi = max, mid;
 
-	conn->chunk_sges = conn->spw;
-	conn->mr_quiesce = conn->use_mr &&
-			   ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	if (!conn->mr_quiesce)
-		return;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
-		if (rdma_rw_mr_factor(ibdev, conn->port, mid) <= 1)
+		if (rdma_rw_mr_factor(conn->dev->ibdev, conn->port, mid) <= 1)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	conn->chunk_sges = lo;
+	return lo;
+}
+
+/*
+ * rxe with MRs: post registering chains on an idle send queue only, and
+ * make every chunk and every SET READ fit one MR (see the top comment).
+ */
+static void gb_rdma_quirks(struct gb_rdma_conn *conn)
+{
+	conn->chunk_sges = conn->spw;
+	conn->rd_sges = GB_RDMA_RD_SGES;
+	conn->mr_quiesce = conn->use_mr &&
+			   conn->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	if (conn->mr_quiesce) {
+		conn->chunk_sges = gb_rdma_one_mr_sges(conn, conn->spw);
+		conn->rd_sges = gb_rdma_one_mr_sges(conn, GB_RDMA_RD_SGES);
+	}
+	/* one sge is kept for a piece that does not start on a page */
+	conn->rd_max = min_t(u32, GB_RDMA_READ_MAX,
+			     (conn->rd_sges - 1) * PAGE_SIZE);
+	if (!conn->rd_max)
+		conn->rd_max = PAGE_SIZE;
 }
 
 /**
@@ -1874,6 +1888,8 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	conn->lis = lis;
 	conn->dev = dev;
 	conn->cm_id = id;
+	memcpy(&conn->cm_id_peer, &id->route.addr.dst_addr,
+	       sizeof(conn->cm_id_peer));
 	conn->geom = geom;
 	spin_lock_init(&conn->lock);
 	INIT_LIST_HEAD(&conn->rxq);
@@ -1942,7 +1958,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 		queue_delayed_work(gb_rdma_wq, &conn->idle,
 				   gb_rdma_idle_jiffies(conn));
 	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
-			 &id->route.addr.dst_addr, true);
+			 &conn->cm_id_peer, true);
 	return 0;
 
 reject_free:
@@ -2245,6 +2261,21 @@ static const struct gb_listener_ops gb_rdma_listener_ops = {
 /* statistics for netlink */
 
 /* Adapter for the generic connection dump (kmod/netlink.h). */
+/*
+ * Counters of a live connection are written by conn->work without a lock;
+ * netlink reads them as a monitoring snapshot. The races are intended:
+ * an aligned 64-bit load does not tear on the 64-bit kernels we build for.
+ */
+static u64 gb_rdma_peek(const u64 *counter)
+{
+	return data_race(*counter); /* see above: snapshot, may be stale */
+}
+
+static u32 gb_rdma_peek32(const u32 *counter)
+{
+	return data_race(*counter); /* see above: snapshot, may be stale */
+}
+
 static int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 {
 	struct gb_rdma_conn *conn;
@@ -2262,22 +2293,23 @@ static int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 		info->kind = GB_LISTENER_RDMA;
 		info->listener_id = conn->lis->id;
 		info->id = conn->id;
-		memcpy(&info->peer, &conn->cm_id->route.addr.dst_addr,
-		       sizeof(info->peer));
-		info->rx_bytes = conn->st.records_in * GB_RDMA_RECORD_SIZE +
-				 conn->st.bytes_read;
-		info->tx_bytes = conn->st.records_out * GB_RDMA_RECORD_SIZE +
-				 conn->st.bytes_written;
-		info->cmds = conn->st.requests;
+		info->peer = conn->cm_id_peer;
+		info->rx_bytes = gb_rdma_peek(&conn->st.records_in) *
+				 GB_RDMA_RECORD_SIZE +
+				 gb_rdma_peek(&conn->st.bytes_read);
+		info->tx_bytes = gb_rdma_peek(&conn->st.records_out) *
+				 GB_RDMA_RECORD_SIZE +
+				 gb_rdma_peek(&conn->st.bytes_written);
+		info->cmds = gb_rdma_peek(&conn->st.requests);
 		info->idle = (jiffies - READ_ONCE(conn->last_req)) / HZ;
 		strscpy(info->device, dev_name(&conn->dev->ibdev->dev),
 			sizeof(info->device));
 		info->rdma = true;
-		info->hits = conn->st.hits;
-		info->misses = conn->st.misses;
-		info->bytes_written = conn->st.bytes_written;
-		info->bytes_read = conn->st.bytes_read;
-		info->windows_in_flight = READ_ONCE(conn->win_client);
+		info->hits = gb_rdma_peek(&conn->st.hits);
+		info->misses = gb_rdma_peek(&conn->st.misses);
+		info->bytes_written = gb_rdma_peek(&conn->st.bytes_written);
+		info->bytes_read = gb_rdma_peek(&conn->st.bytes_read);
+		info->windows_in_flight = gb_rdma_peek32(&conn->win_client);
 		spin_lock(&conn->lock);
 		memcpy(info->errors, conn->errors, sizeof(info->errors));
 		spin_unlock(&conn->lock);
@@ -2304,7 +2336,7 @@ void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns)
 		memcpy(errors, conn->errors, sizeof(errors));
 		spin_unlock(&conn->lock);
 		gb_rdma_stats_add(st, &conn->st, errors);
-		st->windows_in_flight += READ_ONCE(conn->win_client);
+		st->windows_in_flight += gb_rdma_peek32(&conn->win_client);
 	}
 	if (conns)
 		*conns = gb_rdma_nconns;

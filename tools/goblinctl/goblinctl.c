@@ -1079,7 +1079,8 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "idle", get_u32(tb[GOBLIN_A_IDLE]));
 	rec_str(r, "device", tb[GOBLIN_A_DEVICE] ?
 		nla_get_string(tb[GOBLIN_A_DEVICE]) : "");
-	if (kind == GOBLIN_LISTENER_RDMA) {
+	/* absent from modules older than the per-QP statistics */
+	if (kind == GOBLIN_LISTENER_RDMA && tb[GOBLIN_A_HITS]) {
 		rec_u64(r, "hits", get_u64(tb[GOBLIN_A_HITS]));
 		rec_u64(r, "misses", get_u64(tb[GOBLIN_A_MISSES]));
 		rec_u64(r, "bytes_written", get_u64(tb[GOBLIN_A_BYTES_WRITTEN]));

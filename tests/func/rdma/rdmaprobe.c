@@ -244,7 +244,8 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 	cp.rnr_retry_count = 7;
 	if (rdma_connect(id, &cp))
 		die("connect");
-	if (cm_wait(RDMA_CM_EVENT_ESTABLISHED, 5000, &ev)) {
+	/* 20 s: a lost connect reply is retransmitted after several seconds */
+	if (cm_wait(RDMA_CM_EVENT_ESTABLISHED, 20000, &ev)) {
 		printf("# connect not established\n");
 		exit(bad_magic ? 0 : 1);
 	}
