@@ -825,6 +825,22 @@ static void gb_rdma_prep_end(struct gb_rdma_conn *conn)
 	r->done_after_reply = true;
 }
 
+/* Send the prepared reply record, if any: 0, -EAGAIN or an error. */
+static int gb_rdma_flush_reply(struct gb_rdma_conn *conn)
+{
+	int ret;
+
+	if (!conn->cur.reply_pending)
+		return 0;
+	if (!gb_rdma_can_send(conn, 1))
+		return -EAGAIN;
+	ret = gb_rdma_send_reply(conn);
+	if (ret)
+		return ret;
+	conn->cur.reply_pending = false;
+	return 0;
+}
+
 /* Advance the GET; -EAGAIN when waiting for a window, credit or SQ slot. */
 static int gb_rdma_get_step(struct gb_rdma_conn *conn)
 {
@@ -833,12 +849,9 @@ static int gb_rdma_get_step(struct gb_rdma_conn *conn)
 
 	for (;;) {
 		if (r->reply_pending) {
-			if (!gb_rdma_can_send(conn, 1))
-				return -EAGAIN;
-			ret = gb_rdma_send_reply(conn);
+			ret = gb_rdma_flush_reply(conn);
 			if (ret)
 				return ret;
-			r->reply_pending = false;
 			if (r->done_after_reply) {
 				r->active = false;
 				return 0;
@@ -1269,14 +1282,9 @@ static int gb_rdma_step(struct gb_rdma_conn *conn)
 		if (ret)
 			return ret;
 	}
-	if (r->reply_pending) {
-		if (!gb_rdma_can_send(conn, 1))
-			return -EAGAIN;
-		ret = gb_rdma_send_reply(conn);
-		if (ret)
-			return ret;
-		r->reply_pending = false;
-	}
+	ret = gb_rdma_flush_reply(conn);
+	if (ret)
+		return ret;
 	r->active = false;
 	return 0;
 }
