@@ -303,6 +303,24 @@ nomem:
 }
 
 /*
+ * Take @blk out of @pool and its counters (pool->lock held); the caller
+ * releases it after dropping the lock. gb_blocks_total drops at once so
+ * that budget checks see the release.
+ */
+static void gb_pool_unlink_block(struct gb_pool *pool, struct gb_block *blk)
+{
+	list_del(&blk->bnode);
+	list_del_init(&blk->pnode);
+	list_del_init(&blk->qnode);
+	pool->nr_blocks--;
+	if (blk->huge)
+		pool->nr_huge--;
+	pool->nr_free -= blk->nr_free;
+	pool->nr_quar -= blk->nr_quar;
+	atomic_long_dec(&gb_blocks_total);
+}
+
+/*
  * Give back one completely free block of any node. Used when the budget
  * allows no new block for this node while another node sits on an unused
  * one (after a flush, or once the budget was lowered): without this, that
@@ -323,14 +341,7 @@ static bool gb_pool_release_idle(void)
 		list_for_each_entry(blk, &pool->blocks, bnode) {
 			if (blk->nr_free != blk->nr || blk->nr_quar)
 				continue;
-			list_del(&blk->bnode);
-			list_del_init(&blk->pnode);
-			list_del_init(&blk->qnode);
-			pool->nr_blocks--;
-			if (blk->huge)
-				pool->nr_huge--;
-			pool->nr_free -= blk->nr_free;
-			atomic_long_dec(&gb_blocks_total);
+			gb_pool_unlink_block(pool, blk);
 			found = blk;
 			break;
 		}
@@ -460,17 +471,8 @@ static void gb_pool_shrink(struct gb_pool *pool, bool all)
 			break;
 		if (!all && (blk->nr_free != blk->nr || blk->nr_quar))
 			continue;
-		list_del(&blk->bnode);
-		list_del_init(&blk->pnode);
-		list_del_init(&blk->qnode);
-		pool->nr_blocks--;
-		if (blk->huge)
-			pool->nr_huge--;
-		pool->nr_free -= blk->nr_free;
-		pool->nr_quar -= blk->nr_quar;
+		gb_pool_unlink_block(pool, blk);
 		list_add(&blk->bnode, &dead);
-		/* Counted here so the budget test above sees the release. */
-		atomic_long_dec(&gb_blocks_total);
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	list_for_each_entry_safe(blk, tmp, &dead, bnode)
