@@ -42,21 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ret <= 0)
 			break;
 		off += ret;
+		if (mc_cmd_has_data(req.cmd)) {
+			skip = req.vlen + 2;
+			if (skip <= size - off)
+				(void)mc_data_end_ok(buf + off + req.vlen);
+		}
 		switch (req.cmd) {
 		case MC_CMD_ERROR:
 			if (req.vlen_swallow)
 				skip = req.vlen + 2;
-			break;
-		case MC_CMD_SET:
-		case MC_CMD_ADD:
-		case MC_CMD_REPLACE:
-		case MC_CMD_APPEND:
-		case MC_CMD_PREPEND:
-		case MC_CMD_CAS:
-		case MC_CMD_MS:
-			skip = req.vlen + 2;
-			if (skip <= size - off)
-				(void)mc_data_end_ok(buf + off + req.vlen);
 			break;
 		case MC_CMD_GET:
 		case MC_CMD_GETS:

@@ -329,16 +329,9 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 			return -ECONNRESET;
 		c->rpos += n;
 		c->requests++;
-		switch (req->cmd) {
-		case MC_CMD_SET: case MC_CMD_ADD: case MC_CMD_REPLACE:
-		case MC_CMD_APPEND: case MC_CMD_PREPEND: case MC_CMD_CAS:
-		case MC_CMD_MS:
-			break;
-		case MC_CMD_ERROR:
-			if (req->vlen_swallow)
-				break;
-			fallthrough;
-		default:
+		/* no data block to store or to swallow: execute right away */
+		if (!mc_cmd_has_data(req->cmd) &&
+		    !(req->cmd == MC_CMD_ERROR && req->vlen_swallow)) {
 			ret = gb_mc_exec(req, &c->sink);
 			if (ret < 0)
 				return ret;

@@ -234,4 +234,21 @@ size_t mc_b64_encode(const char *src, size_t len, char *dst);
 /* Name of a command for stats and debugging ("get", "ms", ...). */
 const char *mc_cmd_name(enum mc_cmd cmd);
 
+/* Is @cmd followed by a data block of req.vlen bytes and "\r\n"? */
+static inline bool mc_cmd_has_data(enum mc_cmd cmd)
+{
+	switch (cmd) {
+	case MC_CMD_SET:
+	case MC_CMD_ADD:
+	case MC_CMD_REPLACE:
+	case MC_CMD_APPEND:
+	case MC_CMD_PREPEND:
+	case MC_CMD_CAS:
+	case MC_CMD_MS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 #endif /* _MC_PARSE_H */
