@@ -31,6 +31,7 @@
 
 #include <linux/goblin.h>
 
+#include "compat.h"
 #include "goblin.h"
 #include "listener.h"
 #include "netlink.h"
@@ -792,7 +793,7 @@ static int gb_nl_listener_visit(const struct gb_listener_info *li, void *arg)
 /* Kind filter of a dump request, or -1 for all kinds. */
 static int gb_nl_dump_kind(struct netlink_callback *cb)
 {
-	struct nlattr *attr = genl_dumpit_info(cb)->attrs[GOBLIN_A_LISTENER_KIND];
+	struct nlattr *attr = gb_genl_dump_attrs(cb)[GOBLIN_A_LISTENER_KIND];
 
 	return attr ? nla_get_u8(attr) : -1;
 }
@@ -1047,7 +1048,7 @@ static int gb_nl_obj_visit(struct gb_obj *obj, void *arg)
 static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gb_nl_obj_ctx *ctx = (void *)cb->ctx;
-	struct nlattr *prefix = genl_dumpit_info(cb)->attrs[GOBLIN_A_PREFIX];
+	struct nlattr *prefix = gb_genl_dump_attrs(cb)[GOBLIN_A_PREFIX];
 	struct gb_nl_dump d = { .skb = skb, .cb = cb, .ctx = ctx };
 	int err;
 

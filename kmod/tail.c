@@ -40,6 +40,7 @@
 #include <linux/string.h>
 #include <linux/utsname.h>
 
+#include "compat.h"
 #include "goblin.h"
 #include "netlink.h"
 #include "tail.h"
@@ -66,7 +67,7 @@ static int gb_unlink_at(const struct path *dir, const char *name)
 		else if (d_is_dir(dentry))
 			err = -EISDIR;
 		else
-			err = vfs_unlink(mnt_user_ns(dir->mnt), dinode, dentry,
+			err = vfs_unlink(gb_mnt_idmap(dir->mnt), dinode, dentry,
 					 NULL);
 		dput(dentry);
 	}
@@ -93,7 +94,7 @@ static int gb_mkdir_at(const struct path *dir, const char *name,
 		goto unlock;
 	}
 	if (d_is_negative(dentry))
-		err = vfs_mkdir(mnt_user_ns(dir->mnt), dinode, dentry, 0700);
+		err = vfs_mkdir(gb_mnt_idmap(dir->mnt), dinode, dentry, 0700);
 	if (!err && !d_is_dir(dentry))
 		err = -ENOTDIR;
 	if (!err) {
@@ -564,10 +565,13 @@ struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len)
 		if (!page) {
 			page_cache_sync_readahead(mapping, &t->file->f_ra,
 						  t->file, index, nr);
-		} else if (PageReadahead(page)) {
-			page_cache_async_readahead(mapping, &t->file->f_ra,
-						   t->file, page_folio(page),
-						   index, nr);
+		} else if (folio_test_readahead(page_folio(page))) {
+			struct folio *folio = page_folio(page);
+			DEFINE_READAHEAD(ractl, t->file, &t->file->f_ra,
+					 mapping, folio->index);
+
+			page_cache_async_ra(&ractl, folio,
+					    nr + index - folio->index);
 		}
 		if (page && PageUptodate(page))
 			return page;

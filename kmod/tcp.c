@@ -15,8 +15,8 @@
  * Receive: a bounded line buffer (MC_LINE_MAX_GET); value bytes go straight
  * from it into the new object with gb_obj_write(). Send: an output queue of
  * text chunks and object references; values go out page by page with
- * kernel_sendpage() (zero copy); the object reference is dropped once its
- * last byte was handed to TCP.
+ * gb_sock_sendpage() (zero copy, compat.h); the object reference is dropped
+ * once its last byte was handed to TCP.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +37,7 @@
 #include <net/tcp.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "goblin.h"
 #include "listener.h"
 #include "store.h"
@@ -232,7 +233,7 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 			seg = min_t(u64, min_t(u64, seg, left), GB_SEND_SEG);
 			if (!last || seg < left)
 				flags |= MSG_MORE;
-			n = kernel_sendpage(c->sock, pg, pgoff, seg, flags);
+			n = gb_sock_sendpage(c->sock, pg, pgoff, seg, flags);
 			put_page(pg);
 		}
 		if (n == -EAGAIN)
