@@ -42,8 +42,7 @@ KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
-	checkpatch install modules_install kmod kmod-all need-kver check-run \
-	demo-run
+	checkpatch install modules_install kmod kmod-all need-kver
 
 all: module user
 
@@ -91,28 +90,24 @@ deps:
 
 # The test targets install what they need first (scripts/deps is quick when
 # everything is there), so that on a fresh Debian 12 machine `make check` or
-# `make demo` is the one command to type. Sub-makes: KVER and KDIR are
-# looked up only after the kernel packages are installed.
-check: deps
-	+$(MAKE) user
-	+$(MAKE) kmod
-	+$(MAKE) check-run
+# `make demo` is the one command to type. Their recipes (and so KVER, KDIR)
+# are expanded only after deps has installed the kernel packages.
+SUBMAKE = $(MAKE) --no-print-directory
 
-check-run: need-kver
+check: deps
+	+$(SUBMAKE) user
+	+$(SUBMAKE) kmod
 	KVER=$(KVER) GOBLIN_KO=$(KO) tests/check
 
 # Builds goblin.ko for each kernel itself: a build failure on any kernel
 # counts as a failure in its closing line.
 check-all: deps
-	+$(MAKE) user
+	+$(SUBMAKE) user
 	+tests/check-all
 
 demo: deps
-	+$(MAKE) user
-	+$(MAKE) kmod
-	+$(MAKE) demo-run
-
-demo-run: need-kver
+	+$(SUBMAKE) user
+	+$(SUBMAKE) kmod
 	KVER=$(KVER) GOBLIN_KO=$(KO) tests/demo
 
 bench: user kmod
