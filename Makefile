@@ -2,31 +2,66 @@
 #
 # Top-level Makefile for Goblin Store.
 #
-#   make            build goblin.ko, goblinctl, libgoblin and the tests
-#   make deps       install the Debian packages the project needs
-#   make check      run every test suite inside a qemu guest
-#   make demo       boot a guest and run the end-to-end demo
+#   make            build goblin.ko (in the tree), goblinctl, libgoblin, tests
+#   make deps       install the Debian packages the project needs (idempotent)
+#   make check      make deps, then build and run every test suite in a qemu
+#                   guest booting kernel KVER
+#   make check-all  make deps, then the whole suite on every supported
+#                   installed kernel (6.1, 6.12, ...); what CI runs
+#   make demo       make deps, then boot a guest and run the end-to-end demo
 #   make bench      run the benchmark suite inside a qemu guest
+#   make kmod       goblin.ko for kernel KVER in build/kmod-KVER/
+#   make kmod-all   goblin.ko for every supported installed kernel
 #   make checkpatch run checkpatch.pl --strict over the tree
 #   make install    install goblinctl, gbcli and libgoblin (PREFIX, DESTDIR)
 #
-# KDIR selects the kernel build tree. By default: the running kernel's build
-# directory if it exists, else the newest installed linux-headers-* that has a
-# matching /boot/vmlinuz-*.
+# KVER names the kernel the tests boot and build/kmod-KVER/goblin.ko is built
+# for. Default: the kernel of KDIR if KDIR is given, else the newest
+# installed supported kernel with image, headers and modules
+# (scripts/find-kver; supported kernels: Documentation/kernels.rst).
+#
+# KDIR is the kernel build tree. Default: that of KVER if KVER is given;
+# else, for the in-tree `make`/`make module`, the running kernel's build
+# directory if it exists, else that of the default KVER.
 
+ifeq ($(origin KVER),undefined)
+ifneq ($(origin KDIR),undefined)
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+else
+KVER = $(shell scripts/find-kver)
+endif
 KDIR ?= $(shell scripts/find-kdir)
+else
+KDIR ?= $(shell scripts/find-kdir $(KVER))
+endif
 PWD  := $(CURDIR)
+# The module `make check`, `make demo` and `make bench` load.
+KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 
 USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/unit tests/kselftest bench
 
-.PHONY: all module modules user clean deps check demo bench checkpatch \
-	install modules_install
+.PHONY: all module modules user clean deps check check-all demo bench \
+	checkpatch install modules_install kmod kmod-all need-kver
 
 all: module user
 
 module modules:
 	@test -n "$(KDIR)" || { echo "no kernel build tree found: run 'make deps' or set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+need-kver:
+	@test -n "$(KVER)" || { echo "no supported kernel with image, headers and modules installed: run 'make deps' or set KVER" >&2; exit 1; }
+
+# Per-kernel module builds (scripts/build-kmod): never mixes objects of two
+# kernels, leaves the source tree alone. KDIR passes through the environment.
+kmod: need-kver
+	+KDIR=$(KDIR) scripts/build-kmod $(KVER)
+
+kmod-all:
+	+@set -e; kv=$$(scripts/find-kver --all) || \
+		{ echo "no supported kernel installed: run 'make deps'" >&2; exit 1; }; \
+	for k in $$kv; do scripts/build-kmod $$k; done
 
 # lib comes first: goblinctl, the tests and the benchmark link against it.
 user:
@@ -53,14 +88,30 @@ clean:
 deps:
 	scripts/deps
 
-check: all
-	tests/check
+# The test targets install what they need first (scripts/deps is quick when
+# everything is there), so that on a fresh Debian 12 machine `make check` or
+# `make demo` is the one command to type. Their recipes (and so KVER, KDIR)
+# are expanded only after deps has installed the kernel packages.
+SUBMAKE = $(MAKE) --no-print-directory
 
-demo: all
-	tests/demo
+check: deps
+	+$(SUBMAKE) user
+	+$(SUBMAKE) kmod
+	KVER=$(KVER) GOBLIN_KO=$(KO) tests/check
 
-bench: all
-	bench/run
+# Builds goblin.ko for each kernel itself: a build failure on any kernel
+# counts as a failure in its closing line.
+check-all: deps
+	+$(SUBMAKE) user
+	+tests/check-all
+
+demo: deps
+	+$(SUBMAKE) user
+	+$(SUBMAKE) kmod
+	KVER=$(KVER) GOBLIN_KO=$(KO) tests/demo
+
+bench: user kmod
+	KVER=$(KVER) GOBLIN_KO=$(KO) bench/run
 
 checkpatch:
 	scripts/checkpatch
