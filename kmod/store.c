@@ -348,8 +348,15 @@ static bool gb_evict_one(bool need_tail)
 	while (scan-- && !list_empty(&gb_clock)) {
 		priv = list_first_entry(&gb_clock, struct gb_obj_priv, lru);
 		if (gb_obj_dead(priv->obj, now)) {
+			/*
+			 * Unlinking may drop the last reference: @priv can be
+			 * freed after a grace period, and a mutex holder is
+			 * not an RCU reader. Look at it first.
+			 */
+			bool had_tail = priv->tail;
+
 			gb_unlink_dead(priv->obj, now);
-			if (!need_tail || priv->tail) {
+			if (!need_tail || had_tail) {
 				done = true;
 				break;
 			}
@@ -783,6 +790,7 @@ struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime)
 int gb_store_touch(const char *key, size_t klen, s64 exptime)
 {
 	struct gb_obj *obj;
+	s64 abs;
 	int why;
 
 	gb_stat_inc(GB_ST_CMD_TOUCH);
@@ -791,11 +799,13 @@ int gb_store_touch(const char *key, size_t klen, s64 exptime)
 		gb_stat_inc(GB_ST_TOUCH_MISSES);
 		return GB_NOT_FOUND;
 	}
-	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	abs = gb_exptime_abs(exptime);
+	WRITE_ONCE(obj->exptime, abs);
 	WRITE_ONCE(obj->priv->visited, true);
 	gb_stat_inc(GB_ST_TOUCH_HITS);
+	/* @obj may be gone once our reference is: use the local copy. */
 	gb_obj_put(obj);
-	if (obj->exptime < 0)
+	if (abs < 0)
 		gb_store_kick_maint();
 	return GB_STORED;
 }
