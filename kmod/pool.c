@@ -35,6 +35,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/list.h>
@@ -98,7 +99,8 @@ struct gb_pool {
 };
 
 static struct gb_pool *gb_pools[MAX_NUMNODES];
-static DEFINE_MUTEX(gb_pool_mutex);	/* pool creation, block size */
+static DEFINE_MUTEX(gb_pool_mutex);	/* pool creation */
+static unsigned int gb_pool_dbg_delay;	/* ms, one-shot (debugfs) */
 static struct vfsmount *gb_huge_mnt;
 static u32 gb_block_pages;
 static atomic_long_t gb_blocks_total;
@@ -368,10 +370,16 @@ int gb_pool_alloc(int node, struct gb_hpage *hp)
 	struct gb_pool *pool = gb_pool_of(node);
 	struct gb_block *blk;
 	unsigned long flags;
+	unsigned int ms;
 	int err;
 
 	if (!pool)
 		return -ENOMEM;
+	if (unlikely(READ_ONCE(gb_pool_dbg_delay))) {
+		ms = xchg(&gb_pool_dbg_delay, 0);
+		if (ms)
+			msleep(ms);
+	}
 	for (;;) {
 		spin_lock_irqsave(&pool->lock, flags);
 		blk = list_first_entry_or_null(&pool->partial, struct gb_block,
@@ -608,6 +616,19 @@ void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
 		spin_unlock_irqrestore(&pool->lock, flags);
 	}
 	mutex_unlock(&gb_pool_mutex);
+}
+
+/**
+ * gb_pool_dbg_delay_next - test hook: make the next allocation pause
+ * @ms: milliseconds the next gb_pool_alloc() sleeps once it has picked its
+ *      pool, before it takes a page (0 disarms)
+ *
+ * Widens the window between choosing a pool and using it, for the store's
+ * debugfs interface.
+ */
+void gb_pool_dbg_delay_next(unsigned int ms)
+{
+	WRITE_ONCE(gb_pool_dbg_delay, ms);
 }
 
 int gb_pool_init(u64 memory, u32 block)

@@ -1491,6 +1491,8 @@ out:
  *   hold KEY                     keep a reference on the first head page,
  *                                like an skb after sendpage()
  *   release                      drop it
+ *   delay alloc MS               the next head page allocation sleeps MS
+ *                                ms after picking its pool (race windows)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes" / "nodeN_blocks" (gb_store_node_usage).
  */
@@ -1631,6 +1633,9 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		if (gb_dbg_held)
 			put_page(gb_dbg_held);
 		gb_dbg_held = NULL;
+		res = 0;
+	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
+		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
 		res = 0;
 	} else if (n >= 1 && !strcmp(cmd, "flush")) {
 		gb_store_flush(n >= 2 ? a : 0);
