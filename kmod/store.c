@@ -1421,7 +1421,7 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 		gb_drain_frees();
 		if (gb_pool_set_block(cfg->block)) {
 			err = gb_refuse(extack,
-					"block: head pages still referenced by in-flight sends; retry",
+					"block: head pages still lent to a SET or referenced by a send; retry",
 					-EBUSY);
 			goto out;
 		}
