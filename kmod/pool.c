@@ -19,6 +19,8 @@
  * shmem_kernel_file_setup() is not exported to modules, so the files carry
  * no S_PRIVATE flag; they are never reachable from userspace anyway.
  *
+ * Locking: see gb_pool_rwsem.
+ *
  * NUMA: pools are per node. shmem allocates with the local memory policy,
  * so a block for another node is created from a CPU of that node through
  * work_on_cpu(); the store decides which node heads go to.
@@ -35,6 +37,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/list.h>
@@ -97,8 +100,17 @@ struct gb_pool {
 	u64 nr_quar;
 };
 
+/*
+ * gb_pools[] and the block size: every user of a pool pointer (allocation,
+ * maintenance, statistics) holds gb_pool_rwsem for reading; a block size
+ * change, which frees the pools, and unload hold it for writing. Pages
+ * are given back (gb_pool_free(), any context) through their block's pool
+ * without it: pools are only freed while no page is lent or quarantined.
+ */
 static struct gb_pool *gb_pools[MAX_NUMNODES];
-static DEFINE_MUTEX(gb_pool_mutex);	/* pool creation, block size */
+static DECLARE_RWSEM(gb_pool_rwsem);
+static DEFINE_MUTEX(gb_pool_mutex);	/* pool creation (under the rwsem) */
+static unsigned int gb_pool_dbg_delay;	/* ms, one-shot (debugfs) */
 static struct vfsmount *gb_huge_mnt;
 static u32 gb_block_pages;
 static atomic_long_t gb_blocks_total;
@@ -184,6 +196,8 @@ static struct gb_pool *gb_pool_create(int node)
 static struct gb_pool *gb_pool_of(int node)
 {
 	struct gb_pool *pool;
+
+	lockdep_assert_held(&gb_pool_rwsem);
 
 	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
 		node = numa_node_id();
@@ -353,25 +367,21 @@ static bool gb_pool_release_idle(void)
 	return true;
 }
 
-/**
- * gb_pool_alloc - lend one head page to an object
- * @node: preferred NUMA node (NUMA_NO_NODE: local)
- * @hp:   filled with the page on success
- *
- * Takes a free page of the node's pool, creating a new block when the pool
- * is empty and the RAM budget allows. May sleep.
- *
- * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
- */
-int gb_pool_alloc(int node, struct gb_hpage *hp)
+static int __gb_pool_alloc(int node, struct gb_hpage *hp)
 {
 	struct gb_pool *pool = gb_pool_of(node);
 	struct gb_block *blk;
 	unsigned long flags;
+	unsigned int ms;
 	int err;
 
 	if (!pool)
 		return -ENOMEM;
+	if (unlikely(READ_ONCE(gb_pool_dbg_delay))) {
+		ms = xchg(&gb_pool_dbg_delay, 0);
+		if (ms)
+			msleep(ms);
+	}
 	for (;;) {
 		spin_lock_irqsave(&pool->lock, flags);
 		blk = list_first_entry_or_null(&pool->partial, struct gb_block,
@@ -393,6 +403,27 @@ int gb_pool_alloc(int node, struct gb_hpage *hp)
 		if (err)
 			return err;
 	}
+}
+
+/**
+ * gb_pool_alloc - lend one head page to an object
+ * @node: preferred NUMA node (NUMA_NO_NODE: local)
+ * @hp:   filled with the page on success
+ *
+ * Takes a free page of the node's pool, creating a new block when the pool
+ * is empty and the RAM budget allows. May sleep (holds gb_pool_rwsem for
+ * reading throughout, so the pool cannot go away under it).
+ *
+ * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
+ */
+int gb_pool_alloc(int node, struct gb_hpage *hp)
+{
+	int err;
+
+	down_read(&gb_pool_rwsem);
+	err = __gb_pool_alloc(node, hp);
+	up_read(&gb_pool_rwsem);
+	return err;
 }
 
 /**
@@ -479,18 +510,13 @@ static void gb_pool_shrink(struct gb_pool *pool, bool all)
 		gb_block_release(blk);
 }
 
-/**
- * gb_pool_maint - periodic pool housekeeping (process context)
- * @all: release every block (module unload)
- *
- * Rechecks quarantined pages and gives fully free blocks back to the system
- * while more blocks exist than the budget allows.
- */
-void gb_pool_maint(bool all)
+/* gb_pool_maint() with gb_pool_rwsem held (either way). */
+static void __gb_pool_maint(bool all)
 {
 	bool again = false;
 	int node;
 
+	lockdep_assert_held(&gb_pool_rwsem);
 	for (node = 0; node < MAX_NUMNODES; node++) {
 		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
 
@@ -502,6 +528,20 @@ void gb_pool_maint(bool all)
 	}
 	if (again && !all)
 		gb_store_kick_maint();
+}
+
+/**
+ * gb_pool_maint - periodic pool housekeeping (process context)
+ * @all: release every block (module unload)
+ *
+ * Rechecks quarantined pages and gives fully free blocks back to the system
+ * while more blocks exist than the budget allows.
+ */
+void gb_pool_maint(bool all)
+{
+	down_read(&gb_pool_rwsem);
+	__gb_pool_maint(all);
+	up_read(&gb_pool_rwsem);
 }
 
 bool gb_pool_full(void)
@@ -518,6 +558,7 @@ static void gb_pool_destroy_all(void)
 {
 	int node;
 
+	lockdep_assert_held_write(&gb_pool_rwsem);
 	for (node = 0; node < MAX_NUMNODES; node++) {
 		struct gb_pool *pool = gb_pools[node];
 
@@ -531,38 +572,12 @@ static void gb_pool_destroy_all(void)
 	}
 }
 
-/**
- * gb_pool_set_block - change the block size
- * @block: new size in bytes (page multiple)
- *
- * Only valid while no head page is lent out; the store checks that. Every
- * block is released and the pools are rebuilt lazily with the new size.
- *
- * Return: 0, or -EBUSY while quarantined pages are still referenced.
- */
-int gb_pool_set_block(u32 block)
-{
-	struct gb_pool_stats st;
-	u64 memory;
-
-	gb_pool_maint(false);
-	gb_pool_get_stats(&st);
-	if (st.pages_quarantined || st.pages_used)
-		return -EBUSY;
-	memory = (u64)READ_ONCE(gb_blocks_max) * (gb_block_pages << PAGE_SHIFT);
-	mutex_lock(&gb_pool_mutex);
-	gb_pool_destroy_all();
-	WRITE_ONCE(gb_block_pages, block >> PAGE_SHIFT);
-	mutex_unlock(&gb_pool_mutex);
-	gb_pool_set_memory(memory);
-	return 0;
-}
-
-void gb_pool_get_stats(struct gb_pool_stats *st)
+static void __gb_pool_get_stats(struct gb_pool_stats *st)
 {
 	unsigned long flags;
 	int node;
 
+	lockdep_assert_held(&gb_pool_rwsem);
 	memset(st, 0, sizeof(*st));
 	for (node = 0; node < MAX_NUMNODES; node++) {
 		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
@@ -582,12 +597,52 @@ void gb_pool_get_stats(struct gb_pool_stats *st)
 }
 
 /**
+ * gb_pool_set_block - change the block size
+ * @block: new size in bytes (page multiple)
+ *
+ * Every block is released and the pools are rebuilt lazily with the new
+ * size. Excludes every allocation and every reader of the pools while it
+ * checks that no page is lent or quarantined and frees them.
+ *
+ * Return: 0, or -EBUSY while a page is lent (an object being stored) or
+ * quarantined pages are still referenced.
+ */
+int gb_pool_set_block(u32 block)
+{
+	struct gb_pool_stats st;
+	u64 memory;
+	int err = 0;
+
+	down_write(&gb_pool_rwsem);
+	__gb_pool_maint(false);
+	__gb_pool_get_stats(&st);
+	if (st.pages_quarantined || st.pages_used) {
+		err = -EBUSY;
+		goto out;
+	}
+	memory = (u64)READ_ONCE(gb_blocks_max) * (gb_block_pages << PAGE_SHIFT);
+	gb_pool_destroy_all();
+	WRITE_ONCE(gb_block_pages, block >> PAGE_SHIFT);
+	gb_pool_set_memory(memory);
+out:
+	up_write(&gb_pool_rwsem);
+	return err;
+}
+
+void gb_pool_get_stats(struct gb_pool_stats *st)
+{
+	down_read(&gb_pool_rwsem);
+	__gb_pool_get_stats(st);
+	up_read(&gb_pool_rwsem);
+}
+
+/**
  * gb_pool_node_usage - usage of the pool of one NUMA node
  * @nid:        node id
  * @pages_used: set to the head pages lent out on @nid
  * @blocks:     set to the blocks allocated on @nid
  *
- * Holds gb_pool_mutex so that a concurrent block size change cannot free
+ * Holds gb_pool_rwsem so that a concurrent block size change cannot free
  * the pool under us; may sleep.
  */
 void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
@@ -599,7 +654,7 @@ void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
 	*blocks = 0;
 	if (nid < 0 || nid >= MAX_NUMNODES)
 		return;
-	mutex_lock(&gb_pool_mutex);
+	down_read(&gb_pool_rwsem);
 	pool = gb_pools[nid];
 	if (pool) {
 		spin_lock_irqsave(&pool->lock, flags);
@@ -607,7 +662,20 @@ void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
 		*blocks = pool->nr_blocks;
 		spin_unlock_irqrestore(&pool->lock, flags);
 	}
-	mutex_unlock(&gb_pool_mutex);
+	up_read(&gb_pool_rwsem);
+}
+
+/**
+ * gb_pool_dbg_delay_next - test hook: make the next allocation pause
+ * @ms: milliseconds the next gb_pool_alloc() sleeps once it has picked its
+ *      pool, before it takes a page (0 disarms)
+ *
+ * Widens the window between choosing a pool and using it, for the store's
+ * debugfs interface.
+ */
+void gb_pool_dbg_delay_next(unsigned int ms)
+{
+	WRITE_ONCE(gb_pool_dbg_delay, ms);
 }
 
 int gb_pool_init(u64 memory, u32 block)
@@ -621,9 +689,9 @@ int gb_pool_init(u64 memory, u32 block)
 
 void gb_pool_exit(void)
 {
-	mutex_lock(&gb_pool_mutex);
+	down_write(&gb_pool_rwsem);
 	gb_pool_destroy_all();
-	mutex_unlock(&gb_pool_mutex);
+	up_write(&gb_pool_rwsem);
 	if (gb_huge_mnt) {
 		kern_unmount(gb_huge_mnt);
 		gb_huge_mnt = NULL;

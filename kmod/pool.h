@@ -45,5 +45,6 @@ void gb_pool_maint(bool all);
 void gb_pool_get_stats(struct gb_pool_stats *st);
 void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks);
 bool gb_pool_full(void);
+void gb_pool_dbg_delay_next(unsigned int ms);
 
 #endif /* _GOBLIN_POOL_H */

@@ -95,6 +95,7 @@
  * @linked:    in the index (under gb_wlock)
  * @visited:   CLOCK reference bit
  * @fetched:   read at least once (for expired_unfetched)
+ * @bad:       the tail failed to read: never served again
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
  * @rwork:     deferred free
@@ -110,6 +111,7 @@ struct gb_obj_priv {
 	bool linked;
 	bool visited;
 	bool fetched;
+	int bad;
 	struct gb_tail *tail;
 	u64 tail_acct;
 	struct rcu_work rwork;
@@ -348,8 +350,15 @@ static bool gb_evict_one(bool need_tail)
 	while (scan-- && !list_empty(&gb_clock)) {
 		priv = list_first_entry(&gb_clock, struct gb_obj_priv, lru);
 		if (gb_obj_dead(priv->obj, now)) {
+			/*
+			 * Unlinking may drop the last reference: @priv can be
+			 * freed after a grace period, and a mutex holder is
+			 * not an RCU reader. Look at it first.
+			 */
+			bool had_tail = priv->tail;
+
 			gb_unlink_dead(priv->obj, now);
-			if (!need_tail || priv->tail) {
+			if (!need_tail || had_tail) {
 				done = true;
 				break;
 			}
@@ -589,6 +598,37 @@ static size_t gb_head_copy(struct gb_obj_priv *priv, u64 *off, void *buf,
 	return done;
 }
 
+/*
+ * A tail read of @obj failed with @err.
+ * Unless the error is transient, the value cannot be served any more: the
+ * first failure counts it and unlinks the object if it is still the one in
+ * the index, so that later lookups miss instead of failing again. Process
+ * context, no store lock held. Returns the error to pass on.
+ */
+static int gb_obj_tail_error(struct gb_obj *obj, int err)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	if (err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
+	    err == -EAGAIN)
+		return err;
+	if (xchg(&priv->bad, 1))
+		return err;
+	gb_stat_inc(GB_ST_TAIL_IO_ERRORS);
+	pr_warn_ratelimited("tail %016llx: read error %d, object dropped\n",
+			    priv->tail->id, err);
+	mutex_lock(&gb_wlock);
+	gb_unlink(obj, true);
+	mutex_unlock(&gb_wlock);
+	return err;
+}
+
+/* Check a tail read of @obj that got @err (0 if it worked) for errors. */
+static int gb_obj_tail_check(struct gb_obj *obj, int err)
+{
+	return err ? gb_obj_tail_error(obj, err) : 0;
+}
+
 /**
  * gb_obj_write - fill value bytes of an unpublished object
  * @obj: object from gb_obj_alloc()
@@ -620,6 +660,8 @@ int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
  * @pgoff: offset of @off in *@pg
  * @seg:   contiguous value bytes from @off in *@pg
  *
+ * A tail that fails to read makes the store drop the object (see store.h).
+ *
  * Return: 0 or -errno. Sleeps for tail bytes.
  */
 int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
@@ -628,6 +670,7 @@ int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
 	struct gb_obj_priv *priv = obj->priv;
 	struct page *page;
 	u64 end;
+	int err;
 
 	if (off >= obj->len)
 		return -EINVAL;
@@ -636,10 +679,16 @@ int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
 		get_page(page);
 		end = priv->head_len;
 	} else {
+		if (READ_ONCE(priv->bad))
+			return -EIO;
 		page = gb_tail_get_page(priv->tail, off - priv->head_len,
 					obj->len - priv->head_len);
-		if (IS_ERR(page))
-			return PTR_ERR(page);
+		err = gb_obj_tail_check(obj, PTR_ERR_OR_ZERO(page));
+		if (err) {
+			if (!IS_ERR(page))
+				put_page(page);
+			return err;
+		}
 		end = obj->len;
 	}
 	*pg = page;
@@ -667,7 +716,11 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
 	n = gb_head_copy(priv, &off, dst, len, false);
 	if (n == len)
 		return 0;
-	return gb_tail_read(priv->tail, off - priv->head_len, dst + n, len - n);
+	if (READ_ONCE(priv->bad))
+		return -EIO;
+	return gb_obj_tail_check(obj, gb_tail_read(priv->tail,
+						   off - priv->head_len,
+						   dst + n, len - n));
 }
 
 /**
@@ -783,6 +836,7 @@ struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime)
 int gb_store_touch(const char *key, size_t klen, s64 exptime)
 {
 	struct gb_obj *obj;
+	s64 abs;
 	int why;
 
 	gb_stat_inc(GB_ST_CMD_TOUCH);
@@ -791,11 +845,13 @@ int gb_store_touch(const char *key, size_t klen, s64 exptime)
 		gb_stat_inc(GB_ST_TOUCH_MISSES);
 		return GB_NOT_FOUND;
 	}
-	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	abs = gb_exptime_abs(exptime);
+	WRITE_ONCE(obj->exptime, abs);
 	WRITE_ONCE(obj->priv->visited, true);
 	gb_stat_inc(GB_ST_TOUCH_HITS);
+	/* @obj may be gone once our reference is: use the local copy. */
 	gb_obj_put(obj);
-	if (obj->exptime < 0)
+	if (abs < 0)
 		gb_store_kick_maint();
 	return GB_STORED;
 }
@@ -1296,6 +1352,7 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->pages_free = ps.pages_free;
 	st->pages_quarantined = ps.pages_quarantined;
 	st->quarantined_total = gb_stat_sum(GB_ST_QUARANTINED);
+	st->tail_io_errors = gb_stat_sum(GB_ST_TAIL_IO_ERRORS);
 	st->memory_limit = READ_ONCE(gb_cfg.memory);
 	st->ssd_limit = READ_ONCE(gb_ssd_max);
 }
@@ -1411,7 +1468,7 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 		gb_drain_frees();
 		if (gb_pool_set_block(cfg->block)) {
 			err = gb_refuse(extack,
-					"block: head pages still referenced by in-flight sends; retry",
+					"block: head pages still lent to a SET or referenced by a send; retry",
 					-EBUSY);
 			goto out;
 		}
@@ -1481,6 +1538,8 @@ out:
  *   hold KEY                     keep a reference on the first head page,
  *                                like an skb after sendpage()
  *   release                      drop it
+ *   delay alloc MS               the next head page allocation sleeps MS
+ *                                ms after picking its pool (race windows)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes" / "nodeN_blocks" (gb_store_node_usage).
  */
@@ -1622,6 +1681,9 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 			put_page(gb_dbg_held);
 		gb_dbg_held = NULL;
 		res = 0;
+	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
+		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
+		res = 0;
 	} else if (n >= 1 && !strcmp(cmd, "flush")) {
 		gb_store_flush(n >= 2 ? a : 0);
 		res = 0;
@@ -1651,13 +1713,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, 2048 - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
 			 st.blocks_total, st.blocks_huge, st.blocks_small,
 			 st.pages_free, st.pages_quarantined,
-			 st.quarantined_total, st.memory_limit, st.ssd_limit);
+			 st.quarantined_total, st.memory_limit, st.ssd_limit,
+			 st.tail_io_errors);
 	for_each_online_node(nid) {
 		u64 head, blocks;
 

@@ -92,6 +92,12 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
  * Reference the page holding value byte @off. *@seg is the number of bytes
  * from @off contiguous in that page. Tail bytes come from the page cache
  * (with readahead) and may sleep. The caller drops the page with put_page().
+ *
+ * Tail errors (here and in gb_obj_read()): when the tail cannot be read,
+ * the call fails with the read error and the store drops the object from
+ * the index itself (later lookups miss; counted in tail_io_errors).
+ * Transports only fail their request.
+ * Call without store locks held.
  */
 int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
 		    unsigned int *pgoff, unsigned int *seg);
@@ -177,6 +183,7 @@ struct gb_store_stats {
 	u64 ssd_limit;
 	u64 pages_quarantined;	/* head pages waiting for foreign refs */
 	u64 quarantined_total;	/* pages ever put in quarantine */
+	u64 tail_io_errors;	/* objects dropped: a tail read failed */
 };
 
 void gb_store_get_config(struct gb_store_config *cfg);

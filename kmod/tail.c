@@ -25,7 +25,9 @@
  * previous load of this store: its tails are stale and deleted). Anything
  * else is refused with a reason, which also goes out as a netlink
  * safety-refused event (listener kind GB_LISTENER_KIND_MAX: not a
- * transport, no peer).
+ * transport, no peer). The marker itself must be a regular file with one
+ * link: a symlink, FIFO, device node or hard link in its place is refused
+ * and never followed, opened for blocking or truncated.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -207,6 +209,45 @@ struct gb_marker {
 	u32 block;
 };
 
+/*
+ * Open the marker of @ssd with @flags. The marker must be a regular file
+ * (or, with O_CREAT, absent): it is never followed as a symlink, and a FIFO,
+ * socket or device node in its place is refused without being opened, so
+ * the configuring task (which holds the store's configuration lock) never
+ * blocks on it and nothing outside the directory is created or truncated.
+ * -ELOOP means "there is something else than a regular file".
+ */
+static struct file *gb_marker_open(struct gb_ssd *ssd, int flags, umode_t mode)
+{
+	struct dentry *d;
+	struct file *f;
+	int err = 0;
+
+	d = lookup_one_len_unlocked(GB_MARKER_NAME, ssd->dir.dentry,
+				    strlen(GB_MARKER_NAME));
+	if (IS_ERR(d))
+		return ERR_CAST(d);
+	if (d_is_negative(d)) {
+		if (!(flags & O_CREAT))
+			err = -ENOENT;
+	} else if (!d_is_reg(d)) {
+		err = -ELOOP;
+	}
+	dput(d);
+	if (err)
+		return ERR_PTR(err);
+	/* It may have been swapped since: check again on what we opened. */
+	f = file_open_root(&ssd->dir, GB_MARKER_NAME,
+			   flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode);
+	if (IS_ERR(f))
+		return f;
+	if (!S_ISREG(file_inode(f)->i_mode)) {
+		fput(f);
+		return ERR_PTR(-ELOOP);
+	}
+	return f;
+}
+
 static int gb_marker_read(struct gb_ssd *ssd, struct gb_marker *m)
 {
 	struct file *f;
@@ -215,7 +256,7 @@ static int gb_marker_read(struct gb_ssd *ssd, struct gb_marker *m)
 	ssize_t n;
 	int err = 0;
 
-	f = file_open_root(&ssd->dir, GB_MARKER_NAME, O_RDONLY, 0);
+	f = gb_marker_open(ssd, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	buf = kzalloc(512, GFP_KERNEL);
@@ -252,14 +293,22 @@ static int gb_marker_write(struct gb_ssd *ssd, u32 ram_head, u32 block,
 			GB_MARKER_MAGIC, GB_MARKER_VERSION, uuid,
 			utsname()->nodename[0] ? utsname()->nodename : "-",
 			ram_head, block);
-	f = file_open_root(&ssd->dir, GB_MARKER_NAME,
-			   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/*
+	 * No O_TRUNC: a marker with a second hard link is some other file's
+	 * data as well, and is refused before anything is written to it.
+	 */
+	f = gb_marker_open(ssd, O_WRONLY | O_CREAT, 0644);
 	if (IS_ERR(f)) {
 		kfree(buf);
 		return PTR_ERR(f);
 	}
-	n = kernel_write(f, buf, len, &pos);
-	err = n < 0 ? n : (n != len ? -EIO : 0);
+	err = file_inode(f)->i_nlink > 1 ? -EMLINK : 0;
+	if (!err) {
+		n = kernel_write(f, buf, len, &pos);
+		err = n < 0 ? n : (n != len ? -EIO : 0);
+	}
+	if (!err)
+		err = vfs_truncate(&f->f_path, len);
 	if (!err)
 		err = vfs_fsync(f, 0);
 	fput(f);
@@ -329,6 +378,10 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 	int err;
 
 	err = gb_marker_read(ssd, &m);
+	if (err == -ELOOP)
+		return gb_ssd_refuse(why,
+				     "ssd_dir: .goblin-store is not a regular file",
+				     -EINVAL);
 	if (err == -ENOENT) {
 		err = gb_list_dir(&ssd->dir, &l, true);
 		if (!err)
