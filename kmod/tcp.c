@@ -91,7 +91,13 @@ struct gb_tcp_conn {
 	int cpu;
 	u64 id;
 	bool kill;
-	struct sockaddr_storage peer;	/* for the close event */
+	/*
+	 * Both addresses are read once at accept: kernel_getpeername() and
+	 * kernel_getsockname() take lock_sock() (they sleep), and the
+	 * connection dump reads these copies under gb_tcp_lock.
+	 */
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
 	struct gb_mc_sink sink;
 
 	char *rbuf;
@@ -494,6 +500,8 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->started = ktime_get_boottime_seconds();
 	if (kernel_getpeername(s, (struct sockaddr *)&c->peer) < 0)
 		c->peer.ss_family = AF_UNSPEC;
+	if (kernel_getsockname(s, (struct sockaddr *)&c->local) < 0)
+		c->local.ss_family = AF_UNSPEC;
 	tcp_sock_set_nodelay(sk);
 
 	spin_lock(&gb_tcp_lock);
@@ -768,8 +776,9 @@ int gb_tcp_conn_walk(u64 *cursor,
 		memset(info, 0, sizeof(*info));
 		info->id = c->id;
 		info->listener_id = c->l->id;
-		kernel_getpeername(c->sock, (struct sockaddr *)&info->peer);
-		kernel_getsockname(c->sock, (struct sockaddr *)&info->local);
+		/* Copies from accept: nothing here may sleep. */
+		info->peer = c->peer;
+		info->local = c->local;
 		info->requests = READ_ONCE(c->requests);
 		info->bytes_in = READ_ONCE(c->bytes_in);
 		info->bytes_out = READ_ONCE(c->bytes_out);
