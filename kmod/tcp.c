@@ -398,6 +398,28 @@ static void gb_conn_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Like sk_stream_write_space(): act only once the socket is writeable
+ * again (a third of the send buffer free) and clear SOCK_NOSPACE then.
+ * TCP calls sk_write_space on every ACK while SOCK_NOSPACE is set; the
+ * flag is set by the send that returned -EAGAIN and must be cleared here,
+ * or every later incoming segment would queue the work.
+ */
+static void gb_conn_write_space(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+	struct gb_tcp_conn *c;
+
+	if (!sock || !__sk_stream_is_writeable(sk, 1))
+		return;
+	clear_bit(SOCK_NOSPACE, &sock->flags);
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c)
+		queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
 static void gb_conn_close(struct gb_tcp_conn *c)
 {
 	struct gb_tcp_listener *l = c->l;
@@ -444,7 +466,7 @@ static void gb_conn_work(struct work_struct *work)
 		if (ret)
 			goto close;
 		if (c->out_bytes >= GB_OUT_HIGH)
-			return;		/* resumed by sk_write_space */
+			return;		/* resumed by gb_conn_write_space() */
 		ret = gb_conn_process(c);
 		if (ret < 0) {
 			gb_conn_flush(c);
@@ -551,7 +573,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = c;
 	sk->sk_data_ready = gb_conn_data_ready;
-	sk->sk_write_space = gb_conn_data_ready;
+	sk->sk_write_space = gb_conn_write_space;
 	sk->sk_state_change = gb_conn_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 
