@@ -12,6 +12,15 @@
  * can queue it again) and after it left gb_tcp_conns. Anyone else who wants
  * a connection gone sets ->kill under gb_tcp_lock and queues the work.
  *
+ * Listeners: an accepted socket is a clone of the listening one and
+ * inherits its sk_data_ready and sk_user_data. The listener callback acts
+ * only for the listening socket itself, and the accept work gives every
+ * accepted socket the original callback back before any use
+ * (gb_tcp_adopt()). Stopping a listener restores its callback, cancels
+ * the accept work, closes the socket (and with it the children still in
+ * the accept queue), then kills the listener's connections and waits for
+ * them before freeing it.
+ *
  * Receive: a bounded line buffer (MC_LINE_MAX_GET); value bytes go straight
  * from it into the new object with gb_obj_write(). Send: an output queue of
  * text chunks and object references; values go out page by page with
@@ -21,6 +30,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -30,6 +41,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/timekeeping.h>
@@ -67,6 +79,7 @@ struct gb_tcp_listener {
 	u64 conns_total;
 	u64 refused;
 	bool stopping;
+	bool accept_off;	/* accept_work cancelled for good */
 	void (*saved_data_ready)(struct sock *sk);
 };
 
@@ -92,7 +105,13 @@ struct gb_tcp_conn {
 	int cpu;
 	u64 id;
 	bool kill;
-	struct sockaddr_storage peer;	/* for the close event */
+	/*
+	 * Both addresses are read once at accept: kernel_getpeername() and
+	 * kernel_getsockname() take lock_sock() (they sleep), and the
+	 * connection dump reads these copies under gb_tcp_lock.
+	 */
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
 	struct gb_mc_sink sink;
 
 	char *rbuf;
@@ -131,6 +150,25 @@ static atomic64_t gb_tcp_total = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_rejected = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_bytes_read = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
+
+/*
+ * debugfs (goblin/tcp/): counters and two test knobs.
+ *   counters       work_runs: connection work item runs;
+ *                  accept_runs: accept work item runs;
+ *                  accept_late: accept work runs after the listener
+ *                  cancelled it for good (a bug if ever non-zero)
+ *   accept_hold    1: the accept work leaves connections in the kernel's
+ *                  accept queue
+ *   stop_delay_ms  listener stop sleeps this long between cancelling the
+ *                  accept work and closing the listening socket, while
+ *                  children may still sit in the accept queue
+ */
+static struct dentry *gb_tcp_dbg;
+static bool gb_tcp_dbg_accept_hold;
+static u32 gb_tcp_dbg_stop_delay_ms;
+static atomic64_t gb_tcp_work_runs = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_accept_runs = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_accept_late = ATOMIC64_INIT(0);
 
 /* ---- output queue (the exec sink) ---- */
 
@@ -361,6 +399,28 @@ static void gb_conn_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Like sk_stream_write_space(): act only once the socket is writeable
+ * again (a third of the send buffer free) and clear SOCK_NOSPACE then.
+ * TCP calls sk_write_space on every ACK while SOCK_NOSPACE is set; the
+ * flag is set by the send that returned -EAGAIN and must be cleared here,
+ * or every later incoming segment would queue the work.
+ */
+static void gb_conn_write_space(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+	struct gb_tcp_conn *c;
+
+	if (!sock || !__sk_stream_is_writeable(sk, 1))
+		return;
+	clear_bit(SOCK_NOSPACE, &sock->flags);
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c)
+		queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
 static void gb_conn_close(struct gb_tcp_conn *c)
 {
 	struct gb_tcp_listener *l = c->l;
@@ -399,6 +459,7 @@ static void gb_conn_work(struct work_struct *work)
 	struct gb_tcp_conn *c = container_of(work, struct gb_tcp_conn, work);
 	int budget, ret;
 
+	atomic64_inc(&gb_tcp_work_runs);
 	for (budget = 0; budget < GB_WORK_BUDGET; budget++) {
 		if (READ_ONCE(c->kill))
 			goto close;
@@ -406,7 +467,7 @@ static void gb_conn_work(struct work_struct *work)
 		if (ret)
 			goto close;
 		if (c->out_bytes >= GB_OUT_HIGH)
-			return;		/* resumed by sk_write_space */
+			return;		/* resumed by gb_conn_write_space() */
 		ret = gb_conn_process(c);
 		if (ret < 0) {
 			gb_conn_flush(c);
@@ -495,6 +556,8 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->started = ktime_get_boottime_seconds();
 	if (kernel_getpeername(s, (struct sockaddr *)&c->peer) < 0)
 		c->peer.ss_family = AF_UNSPEC;
+	if (kernel_getsockname(s, (struct sockaddr *)&c->local) < 0)
+		c->local.ss_family = AF_UNSPEC;
 	tcp_sock_set_nodelay(sk);
 
 	spin_lock(&gb_tcp_lock);
@@ -511,12 +574,29 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = c;
 	sk->sk_data_ready = gb_conn_data_ready;
-	sk->sk_write_space = gb_conn_data_ready;
+	sk->sk_write_space = gb_conn_write_space;
 	sk->sk_state_change = gb_conn_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	/* Data may have arrived before the callbacks were in place. */
 	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+}
+
+/*
+ * An accepted socket is a clone of the listener (sk_clone_lock()): it
+ * carries the listener's sk_data_ready and sk_user_data. Give it the
+ * listener's original callback and no user data before anything else
+ * uses it, so that nothing of the listener (or of this module, once the
+ * connection is closed and lingers in FIN_WAIT) stays reachable from it.
+ */
+static void gb_tcp_adopt(struct gb_tcp_listener *l, struct socket *s)
+{
+	struct sock *sk = s->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = l->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 static void gb_tcp_accept_work(struct work_struct *work)
@@ -525,9 +605,17 @@ static void gb_tcp_accept_work(struct work_struct *work)
 						 accept_work);
 	struct socket *s;
 
+	atomic64_inc(&gb_tcp_accept_runs);
+	if (READ_ONCE(l->accept_off)) {
+		atomic64_inc(&gb_tcp_accept_late);
+		return;
+	}
+	if (READ_ONCE(gb_tcp_dbg_accept_hold))
+		return;
 	while (!READ_ONCE(l->stopping)) {
 		if (kernel_accept(l->sock, &s, O_NONBLOCK))
 			break;
+		gb_tcp_adopt(l, s);
 		gb_tcp_new_conn(l, s);
 	}
 }
@@ -536,6 +624,15 @@ static void gb_listen_data_ready(struct sock *sk)
 {
 	struct gb_tcp_listener *l;
 
+	/*
+	 * Children inherit this callback and the listener pointer until
+	 * gb_tcp_adopt(): data on a connection still in the accept queue
+	 * lands here. Only the listening socket may touch the listener; a
+	 * child's copy of the pointer can outlive it (listener stop cancels
+	 * the accept work before it closes the socket and its queue).
+	 */
+	if (sk->sk_state != TCP_LISTEN)
+		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
 	if (l)
@@ -674,10 +771,16 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	sk->sk_data_ready = l->saved_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&l->accept_work);
+	WRITE_ONCE(l->accept_off, true);
 	cancel_delayed_work_sync(&l->idle_work);
+	if (READ_ONCE(gb_tcp_dbg_stop_delay_ms))
+		msleep(READ_ONCE(gb_tcp_dbg_stop_delay_ms));
+	/* Closes the children left in the accept queue, too. */
 	kernel_sock_shutdown(l->sock, SHUT_RDWR);
 	sock_release(l->sock);
 	l->sock = NULL;
+	/* No socket is left that could queue it; l is freed below. */
+	cancel_work_sync(&l->accept_work);
 
 	spin_lock(&gb_tcp_lock);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
@@ -769,8 +872,9 @@ int gb_tcp_conn_walk(u64 *cursor,
 		memset(info, 0, sizeof(*info));
 		info->id = c->id;
 		info->listener_id = c->l->id;
-		kernel_getpeername(c->sock, (struct sockaddr *)&info->peer);
-		kernel_getsockname(c->sock, (struct sockaddr *)&info->local);
+		/* Copies from accept: nothing here may sleep. */
+		info->peer = c->peer;
+		info->local = c->local;
 		info->requests = READ_ONCE(c->requests);
 		info->bytes_in = READ_ONCE(c->bytes_in);
 		info->bytes_out = READ_ONCE(c->bytes_out);
@@ -805,6 +909,32 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 	spin_unlock(&gb_tcp_lock);
 }
 
+static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\n",
+		   atomic64_read(&gb_tcp_work_runs),
+		   atomic64_read(&gb_tcp_accept_runs),
+		   atomic64_read(&gb_tcp_accept_late));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);
+
+static void gb_tcp_dbg_init(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	gb_tcp_dbg = debugfs_create_dir("tcp", dir);
+	dput(dir);
+	debugfs_create_file("counters", 0400, gb_tcp_dbg, NULL,
+			    &gb_tcp_dbg_counters_fops);
+	debugfs_create_bool("accept_hold", 0600, gb_tcp_dbg,
+			    &gb_tcp_dbg_accept_hold);
+	debugfs_create_u32("stop_delay_ms", 0600, gb_tcp_dbg,
+			   &gb_tcp_dbg_stop_delay_ms);
+}
+
 int gb_tcp_init(void)
 {
 	struct gb_listener_config cfg = { .kind = GB_LISTENER_MEMCACHE };
@@ -815,6 +945,7 @@ int gb_tcp_init(void)
 	if (!gb_tcp_wq)
 		return -ENOMEM;
 	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
+	gb_tcp_dbg_init();
 	if (gb_param_memcache && gb_param_memcache[0]) {
 		err = gb_listener_parse_addr(gb_param_memcache, &cfg.addr);
 		if (err) {
@@ -833,6 +964,8 @@ int gb_tcp_init(void)
 	return 0;
 fail:
 	gb_listener_ops[GB_LISTENER_MEMCACHE] = NULL;
+	debugfs_remove(gb_tcp_dbg);
+	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
 	return err;
 }
@@ -846,5 +979,7 @@ void gb_tcp_exit(void)
 	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
 		gb_tcp_stop(l);
 	mutex_unlock(&gb_tcp_mutex);
+	debugfs_remove(gb_tcp_dbg);
+	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
 }
