@@ -723,6 +723,72 @@ static uint16_t pick_flags(uint8_t cmd)
 	return f;
 }
 
+/*
+ * Requests the kernel should accept, to get past the policies into the
+ * handlers and transports: listeners on local addresses (RDMA ones bind on
+ * the guest's rxe0 address), store geometries, NUMA settings. Return false
+ * for a command without such a generator.
+ */
+static bool put_valid(struct msg *m, uint8_t cmd)
+{
+	static const uint8_t addrs[][4] = {
+		{ 127, 0, 0, 1 }, { 10, 77, 0, 1 }, { 0, 0, 0, 0 },
+	};
+	static const uint32_t blocks[] = { 64 * K, 256 * K, 2 * M, 4 * M };
+	static const uint32_t heads[] = { 4 * K, 64 * K, 256 * K };
+	static const uint64_t mems[] = { 8 * M, 32 * M, 128 * M, 512 * M };
+	static const uint16_t ports[] = { 20000, 20001, 20002, 20003 };
+	uint8_t kind = one_in(2) ? GOBLIN_LISTENER_MEMCACHE : GOBLIN_LISTENER_RDMA;
+	uint32_t block = blocks[IDX(blocks)], head = heads[IDX(heads)];
+
+	switch (cmd) {
+	case GOBLIN_CMD_LISTENER_ADD:
+	case GOBLIN_CMD_LISTENER_DEL:
+		put_u8(m, GOBLIN_A_LISTENER_KIND, kind);
+		put_attr(m, GOBLIN_A_ADDR4, addrs[IDX(addrs)], 4);
+		put_u16(m, GOBLIN_A_PORT, ports[IDX(ports)]);
+		if (cmd == GOBLIN_CMD_LISTENER_DEL)
+			return true;
+		if (one_in(2))
+			put_u32(m, GOBLIN_A_MAX_CONNS, 1 + rnd(64));
+		if (one_in(2))
+			put_u32(m, GOBLIN_A_IDLE_TIMEOUT, rnd(3600));
+		if (kind == GOBLIN_LISTENER_RDMA && one_in(2)) {
+			put_u32(m, GOBLIN_A_WINDOW, 4096 << rnd(13));
+			put_u32(m, GOBLIN_A_WINDOWS, 1 + rnd(64));
+			put_u32(m, GOBLIN_A_CREDITS, 4 + rnd(125));
+		}
+		return true;
+	case GOBLIN_CMD_STORE_SET:
+		if (one_in(2))
+			put_u64(m, GOBLIN_A_MEMORY, mems[IDX(mems)]);
+		if (one_in(3)) {
+			put_u32(m, GOBLIN_A_BLOCK, block);
+			put_u32(m, GOBLIN_A_RAM_HEAD, head < block ? head : block);
+		}
+		if (one_in(3))
+			put_str(m, GOBLIN_A_SSD_DIR,
+				one_in(2) ? "" : "/tmp/nlfuzz-ssd");
+		if (one_in(3))
+			put_u64(m, GOBLIN_A_SSD_MAX, one_in(2) ? 0 : 64 * M);
+		if (one_in(3))
+			put_u32(m, GOBLIN_A_PROMOTION, rnd(1001));
+		if (one_in(3))
+			put_u8(m, GOBLIN_A_MLOCK, rnd(2));
+		if (one_in(3))
+			put_u32(m, GOBLIN_A_CORES, rnd(3));
+		return true;
+	case GOBLIN_CMD_NUMA_SET:
+		put_u8(m, GOBLIN_A_NUMA_POLICY, rnd(GOBLIN_NUMA_BIND + 1));
+		put_u32(m, GOBLIN_A_NUMA_NODE, 0);
+		return true;
+	case GOBLIN_CMD_OBJ_GET:
+		put_value(m, GOBLIN_A_KEY);
+		return true;
+	}
+	return false;
+}
+
 /* A fresh message for @family. */
 static void gen_fresh(struct msg *m, uint16_t family)
 {
@@ -731,6 +797,15 @@ static void gen_fresh(struct msg *m, uint16_t family)
 	unsigned int i, n, na = d ? nattrs(d->attrs) : 0;
 	uint16_t type;
 
+	if (one_in(3)) {
+		cmd = pick_cmd();
+		msg_start(m, family, NLM_F_REQUEST | NLM_F_ACK, cmd,
+			  GOBLIN_GENL_VERSION, 0);
+		if (put_valid(m, cmd)) {
+			msg_set_len(m);
+			return;
+		}
+	}
 	msg_start(m, family, pick_flags(cmd), cmd,
 		  one_in(16) ? (uint8_t)rnd64() : GOBLIN_GENL_VERSION,
 		  one_in(32) ? (uint16_t)rnd64() : 0);
