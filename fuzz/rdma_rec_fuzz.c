@@ -10,7 +10,9 @@
  * gb_rdma_connect_parse() as connect private data. Every result must satisfy
  * the invariants of tests/unit/rdma_check.h (an accepted GET must re-encode
  * with gb_rdma_get_add_key() to a record with the same keys, accepted
- * connect data must re-encode to itself); a violation traps.
+ * connect data must re-encode to itself); a violation traps. The first
+ * four bytes are also a reject reason for gb_rdma_reject_str() (a client
+ * reads it from the server's reject private data).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +43,15 @@ static void check_rec(const uint8_t *buf, size_t len, const char *what)
 		fail(what, why);
 }
 
+/* A reject reason comes from the network on the client side. */
+static void check_reject_str(unsigned int reason)
+{
+	const char *s = gb_rdma_reject_str(reason);
+
+	if (!s || !*s || strlen(s) > 64)
+		fail("reject reason", "no short text");
+}
+
 static void check_connect(const uint8_t *priv, size_t len)
 {
 	struct gb_rdma_geom geom;
@@ -52,6 +63,7 @@ static void check_connect(const uint8_t *priv, size_t len)
 	why = rc_check_connect(priv, len, reason, &geom);
 	if (why)
 		fail("connect", why);
+	check_reject_str(reason);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,6 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	check_rec(buf, size, "exact size");
 	check_connect(buf, size);
+	if (size >= 4)
+		check_reject_str((unsigned int)buf[0] | buf[1] << 8 |
+				 buf[2] << 16 | (unsigned int)buf[3] << 24);
 	if (!size)
 		check_connect(NULL, GB_RDMA_CONNECT_SIZE);
 

@@ -9,6 +9,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 
+#include "addr_parse.h"
 #include "listener.h"
 
 /* Filled in by each transport at init, cleared at exit. */
@@ -44,37 +45,27 @@ bool gb_listener_addr_equal(const struct sockaddr_storage *a,
 /**
  * gb_listener_parse_addr() - parse a listener address from a module parameter
  * @s:  "a.b.c.d:port", "[v6addr]:port", or ":port" / "[]:port" for the
- *      IPv4 / IPv6 wildcard address
+ *      IPv4 / IPv6 wildcard address (see kmod/proto/addr_parse.h)
  * @ss: the parsed address, port in network order
  *
  * Return: 0, or -EINVAL if @s is malformed or the port is 0.
  */
 int gb_listener_parse_addr(const char *s, struct sockaddr_storage *ss)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *host, *port;
-	u16 portnum;
+	struct gb_addr_spec spec;
+	int err;
 
-	if (strscpy(buf, s, sizeof(buf)) < 0)
+	if (!gb_addr_split(s, strnlen(s, GB_ADDR_STR_MAX + 1), &spec))
 		return -EINVAL;
-	port = strrchr(buf, ':');
-	if (!port)
-		return -EINVAL;
-	*port++ = '\0';
-	if (kstrtou16(port, 10, &portnum) || !portnum)
-		return -EINVAL;
-	host = buf;
-	if (*host == '[') {
-		size_t l = strlen(host);
-
-		if (l < 2 || host[l - 1] != ']')
-			return -EINVAL;
-		host[l - 1] = '\0';
-		host++;
-		if (!*host)
-			host = "::";
-	} else if (!*host) {
-		host = "0.0.0.0";
-	}
 	memset(ss, 0, sizeof(*ss));
-	return inet_pton_with_scope(&init_net, AF_UNSPEC, host, port, ss);
+	/* no port text: inet_pton_with_scope() would read "010" as octal */
+	err = inet_pton_with_scope(&init_net, spec.v6 ? AF_INET6 : AF_INET,
+				   spec.host, NULL, ss);
+	if (err)
+		return err;
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(spec.port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(spec.port);
+	return 0;
 }
