@@ -1005,8 +1005,15 @@ static bool parse_counter(const unsigned char *p, uint64_t len, size_t klen,
 			return false;
 		digits = true;
 	}
-	if (!digits)
+	if (!digits) {
+		/*
+		 * memcached: strtoull() skips the blanks of an all-blank value
+		 * and the "\r\n" after it into whatever memory follows.
+		 */
+		if (memcached_ref && i == len)
+			counter_unsure = true;
 		return false;
+	}
 	/* memcached reads a C string: a NUL ends the number too */
 	if (i < len && !(p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r')) &&
 	    !(memcached_ref && !p[i]))
@@ -1054,6 +1061,13 @@ static void do_arith(struct okey *k, struct draw *d)
 	}
 	if (num)
 		want = decr ? (old < delta ? 0 : old - delta) : old + delta;
+	if (counter_unsure && !num && r == RS_OK) {
+		/* -M: memcached read past the value; resynchronize */
+		hist_add(k, "%" PRIu64 " (memcached read past the value)", got);
+		memcached_delete(C.mc, k->name, k->klen, 0);
+		k_absent(k);
+		return;
+	}
 	switch (r) {
 	case RS_OK:
 		if (l == DEAD || !num) {
