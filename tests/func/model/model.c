@@ -61,6 +61,7 @@ static uint64_t vmax = VMAX, base_seed;
 static int slack;		/* server clock may differ by this many seconds */
 static int memcached_ref;	/* -M: the server is memcached itself */
 static bool counter_unsure;	/* -M: the last parse_counter() is a guess */
+static int evict_ok;		/* -e: misses and out-of-memory are allowed */
 static int verbose;
 static char cmdline[1024];
 
@@ -89,6 +90,7 @@ struct wlog {
 struct cstats {
 	uint64_t ops[OP_N];
 	uint64_t hits, misses, maybes, bytes_in, bytes_out, shared_hits;
+	uint64_t evicted, nomem;
 	uint64_t tcp, rdma;
 	int done;
 };
@@ -223,8 +225,8 @@ struct okey {
 
 enum live { DEAD, ALIVE, MAYBE };
 
-/* Is @k alive at a server time in [@gb, @ga]? */
-static enum live k_live(const struct okey *k, int64_t gb, int64_t ga)
+/* Is @k alive at a server time in [@gb, @ga]? Strictly, without -e. */
+static enum live k_live_strict(const struct okey *k, int64_t gb, int64_t ga)
 {
 	if (!k->present)
 		return DEAD;
@@ -235,6 +237,14 @@ static enum live k_live(const struct okey *k, int64_t gb, int64_t ga)
 	if (gb >= k->exp_hi)
 		return DEAD;
 	return MAYBE;
+}
+
+/* With -e the server may evict: a value it should hold may be gone. */
+static enum live k_live(const struct okey *k, int64_t gb, int64_t ga)
+{
+	enum live l = k_live_strict(k, gb, ga);
+
+	return evict_ok && l == ALIVE ? MAYBE : l;
 }
 
 static void k_clear(struct okey *k)
@@ -535,11 +545,12 @@ static const char *gb_err(int ret)
 
 /* Outcome of one transport call, transport independent. */
 enum res {
-	RS_OK, RS_MISS, RS_NOTSTORED, RS_TOOBIG, RS_NONNUM, RS_ERR,
+	RS_OK, RS_MISS, RS_NOTSTORED, RS_TOOBIG, RS_NONNUM, RS_NOMEM, RS_ERR,
 };
 
 static const char *const res_name[] = {
-	"ok", "miss", "not-stored", "too-large", "non-numeric", "error",
+	"ok", "miss", "not-stored", "too-large", "non-numeric", "out-of-memory",
+	"error",
 };
 
 static char errbuf[320];
@@ -568,6 +579,9 @@ static enum res mc_res(memcached_return_t rc)
 		return RS_TOOBIG;
 	if (m && strstr(m, "non-numeric"))
 		return RS_NONNUM;
+	if (rc == MEMCACHED_SERVER_MEMORY_ALLOCATION_FAILURE ||
+	    (m && strstr(m, "out of memory")))
+		return RS_NOMEM;
 	return RS_ERR;
 }
 
@@ -585,6 +599,8 @@ static enum res gb_res(int ret)
 		return RS_TOOBIG;
 	default:
 		snprintf(errbuf, sizeof(errbuf), "%s", gb_err(ret));
+		if (ret == -GB_ESERVER && strstr(gb_errmsg(C.gb), "out of memory"))
+			return RS_NOMEM;
 		return RS_ERR;
 	}
 }
@@ -775,6 +791,17 @@ static void set_exp(struct okey *k, int exptime)
 	}
 }
 
+/* -e: a store failed for memory or SSD space; the model stays as it was. */
+static bool nomem_ok(struct okey *k, enum res r)
+{
+	if (r != RS_NOMEM || !evict_ok)
+		return false;
+	C.st->nomem++;
+	if (k)
+		hist_add(k, "out of memory (allowed by -e)");
+	return true;
+}
+
 /* A result the operation does not allow. */
 static void __attribute__((noreturn))
 bad(struct okey *k, enum res r, enum live l)
@@ -783,8 +810,8 @@ bad(struct okey *k, enum res r, enum live l)
 
 	hist_add(k, "%s", res_name[r]);
 	fail(k, "result %s with the key %s%s%s", res_name[r], ln[l],
-	     r == RS_ERR || r == RS_TOOBIG ? ": " : "",
-	     r == RS_ERR || r == RS_TOOBIG ? errbuf : "");
+	     r >= RS_NOMEM || r == RS_TOOBIG ? ": " : "",
+	     r >= RS_NOMEM || r == RS_TOOBIG ? errbuf : "");
 }
 
 static void do_get(struct okey *k, struct draw *d)
@@ -809,7 +836,9 @@ static void do_get(struct okey *k, struct draw *d)
 	} else if (r == RS_MISS) {
 		if (l == ALIVE)
 			bad(k, r, l);
-		hist_add(k, "miss%s", l == MAYBE ? " (expired)" : "");
+		if (k_live_strict(k, C.cur.tb, C.cur.ta) == ALIVE)
+			C.st->evicted++;
+		hist_add(k, "miss%s", l == MAYBE ? " (expired or evicted)" : "");
 		k_absent(k);
 		C.st->misses++;
 	} else {
@@ -889,6 +918,8 @@ static void do_store(struct okey *k, struct draw *d)
 	}
 	C.cur.ta = now_s();
 	l = k_live(k, C.cur.tb, C.cur.ta);
+	if (nomem_ok(k, r))
+		return;
 
 	if (d->op == OP_HUGE) {
 		/*
@@ -946,6 +977,8 @@ static void do_concat(struct okey *k, struct draw *d)
 					    (char *)C.tmp, len, 0, 0));
 	C.cur.ta = now_s();
 	l = k_live(k, C.cur.tb, C.cur.ta);
+	if (nomem_ok(k, r))
+		return;
 	switch (r) {
 	case RS_OK:
 		if (l == DEAD || k->len + len > VMAX)
@@ -1054,6 +1087,8 @@ static void do_arith(struct okey *k, struct draw *d)
 	r = mc_res(rc);
 	C.cur.ta = now_s();
 	l = k_live(k, C.cur.tb, C.cur.ta);
+	if (nomem_ok(k, r))
+		return;
 	counter_unsure = false;
 	if (l != DEAD && k->len <= 512 * 1024) {
 		k_render(k, C.exp);
@@ -1439,7 +1474,7 @@ static void do_shared(struct draw *d)
 		exptime = d->r[2] % 8 ? 0 : pick_exptime(d->r[3]);
 		r = t_set(d->tr, name, klen, C.tmp, len, sflags(C.id, seq),
 			  exptime);
-		if (r != RS_OK)
+		if (r != RS_OK && !nomem_ok(NULL, r))
 			sfail(key, "set %" PRIu64 " B: %s: %s", len, res_name[r],
 			      errbuf);
 		break;
@@ -1685,7 +1720,7 @@ static void usage(void)
 		"usage: model [-T HOST:PORT] [-R HOST:PORT] [-b BIND] [-c CLIENTS]\n"
 		"             [-t SECONDS] [-s SEED] [-k OWNKEYS] [-K SHAREDKEYS]\n"
 		"             [-H RAM_HEAD] [-g BIG_PER_MILLE] [-j CLOCK_SLACK]\n"
-		"             [-m MAXVALUE] [-M] [-o CLIENT] [-Z] [-v]\n");
+		"             [-m MAXVALUE] [-e] [-M] [-o CLIENT] [-Z] [-v]\n");
 	exit(2);
 }
 
@@ -1693,14 +1728,14 @@ int main(int argc, char **argv)
 {
 	pid_t pids[MAXCLIENTS];
 	uint64_t tot[OP_N] = { 0 }, hits = 0, misses = 0, maybes = 0;
-	uint64_t in = 0, out = 0, sh = 0, ntcp = 0, nrdma = 0;
+	uint64_t in = 0, out = 0, sh = 0, ntcp = 0, nrdma = 0, ev = 0, nm = 0;
 	unsigned int i, j, nok = 0, n = 0;
 	double t0, deadline;
 	int opt, status;
 	size_t o = 0;
 
 	base_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
-	while ((opt = getopt(argc, argv, "T:R:b:c:t:s:k:K:H:g:j:m:Mo:vZ")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:b:c:t:s:ek:K:H:g:j:m:Mo:vZ")) != -1) {
 		switch (opt) {
 		case 'T': tcp_hp = optarg; break;
 		case 'R': rdma_hp = optarg; break;
@@ -1716,6 +1751,7 @@ int main(int argc, char **argv)
 		case 'o': only = atoi(optarg); break;
 		case 'v': verbose = 1; break;
 		case 'Z': huge = 0; break;
+		case 'e': evict_ok = 1; break;
 		case 'j': slack = atoi(optarg); break;
 		case 'M': memcached_ref = 1; slack = 2; huge = 0; break;
 		default: usage();
@@ -1774,6 +1810,8 @@ int main(int argc, char **argv)
 		in += s->bytes_in;
 		out += s->bytes_out;
 		sh += s->shared_hits;
+		ev += s->evicted;
+		nm += s->nomem;
 		ntcp += s->tcp;
 		nrdma += s->rdma;
 		n++;
@@ -1800,6 +1838,10 @@ int main(int argc, char **argv)
 		" rdma operations; %.1f MiB written, %.1f MiB read\n", hits,
 		misses, maybes, sh, ntcp, nrdma, out / 1048576.0,
 		in / 1048576.0);
+	if (evict_ok)
+		fprintf(stderr,
+			"# model: -e: %" PRIu64 " misses of values the server should have held, %"
+			PRIu64 " stores refused for memory or space\n", ev, nm);
 	printf("%s %u - model-checked workload, seed %" PRIu64 "\n",
 	       nok == n ? "ok" : "not ok", n + 1, base_seed);
 	printf("1..%u\n", n + 1);
