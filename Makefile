@@ -17,7 +17,7 @@
 KDIR ?= $(shell scripts/find-kdir)
 PWD  := $(CURDIR)
 
-USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/model tests/unit tests/kselftest bench
+USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/model tests/func/abuse tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check demo bench checkpatch \
 	install modules_install

@@ -57,6 +57,7 @@
 static const char *tcp_hp, *rdma_hp, *bind_host;
 static unsigned int nclients = 4, seconds = 60, nown = 48, nshared = 16;
 static unsigned int ram_head = 64 << 10, big_pm = 4, huge = 1, only = ~0u;
+static unsigned int write_pm;	/* -w: per mille of operations made SETs */
 static uint64_t vmax = VMAX, base_seed;
 static int slack;		/* server clock may differ by this many seconds */
 static int memcached_ref;	/* -M: the server is memcached itself */
@@ -1530,6 +1531,9 @@ static void draw_op(struct draw *d)
 			break;
 		}
 	}
+	/* -w: a SET-heavy mix */
+	if ((a >> 40) % 1000 < write_pm)
+		d->op = (a >> 50) & 1 ? OP_SET : OP_SSET;
 	/* rare big values: a SET of 1..16 MiB on one of the big keys */
 	if ((a >> 20) % 1000 < big_pm)
 		d->op = OP_BIG;
@@ -1720,7 +1724,7 @@ static void usage(void)
 		"usage: model [-T HOST:PORT] [-R HOST:PORT] [-b BIND] [-c CLIENTS]\n"
 		"             [-t SECONDS] [-s SEED] [-k OWNKEYS] [-K SHAREDKEYS]\n"
 		"             [-H RAM_HEAD] [-g BIG_PER_MILLE] [-j CLOCK_SLACK]\n"
-		"             [-m MAXVALUE] [-e] [-M] [-o CLIENT] [-Z] [-v]\n");
+		"             [-m MAXVALUE] [-e] [-M] [-o CLIENT] [-w SET_PER_MILLE] [-Z] [-v]\n");
 	exit(2);
 }
 
@@ -1735,7 +1739,7 @@ int main(int argc, char **argv)
 	size_t o = 0;
 
 	base_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
-	while ((opt = getopt(argc, argv, "T:R:b:c:t:s:ek:K:H:g:j:m:Mo:vZ")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:b:c:t:s:ek:K:H:g:j:m:Mo:vw:Z")) != -1) {
 		switch (opt) {
 		case 'T': tcp_hp = optarg; break;
 		case 'R': rdma_hp = optarg; break;
@@ -1752,6 +1756,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'Z': huge = 0; break;
 		case 'e': evict_ok = 1; break;
+		case 'w': write_pm = atoi(optarg); break;
 		case 'j': slack = atoi(optarg); break;
 		case 'M': memcached_ref = 1; slack = 2; huge = 0; break;
 		default: usage();
