@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1305,8 +1306,10 @@ static void killer_child(int tr, bool set, uint64_t seed)
 
 	rs = seed;
 	ret = t_open(&t, tr);
-	if (ret)
+	if (ret) {
+		printf("# killer child: connect: %s\n", gb_strerror(ret));
 		_exit(3);
+	}
 	for (i = 0;; i++) {
 		if (set) {
 			len = KHDR + rnd() % (VMAX - KHDR);
@@ -1317,8 +1320,11 @@ static void killer_child(int tr, bool set, uint64_t seed)
 		} else {
 			ret = t_get(&t, "abuse:kget", &len);
 		}
-		if (ret)
+		if (ret) {
+			printf("# killer child: op %zu: %s (%s)\n", i,
+			       gb_strerror(ret), gb_errmsg(t.gb));
 			_exit(4);
+		}
 	}
 }
 
@@ -1361,7 +1367,7 @@ static int check_values(int tr)
 static int cmd_killer(int argc, char **argv)
 {
 	unsigned int i, n, early = 0;
-	double t0, op = 0.5;
+	double t0, op = 0.5, *shared;
 	struct tconn t;
 	uint64_t seed;
 	bool set;
@@ -1382,17 +1388,35 @@ static int cmd_killer(int argc, char **argv)
 	kgot = malloc(VMAX);
 	if (!kbuf || !kgot)
 		die("malloc");
-	/* the GET target, and a measure of one transfer */
+	/*
+	 * The GET target, and a measure of one transfer. RDMA work happens in
+	 * child processes only: librdmacm keeps device contexts open for the
+	 * process, and a forked child cannot use its parent's.
+	 */
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		die("mmap");
 	kval(kbuf, VMAX, 1);
-	ret = t_open(&t, tr);
-	if (ret)
-		die("connect: %s", gb_strerror(ret));
-	t0 = now();
-	ret = t_set(&t, "abuse:kget", kbuf, VMAX);
-	if (ret)
-		die("SET abuse:kget: %s (%s)", gb_strerror(ret), gb_errmsg(t.gb));
-	op = now() - t0;
-	gb_close(t.gb);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		ret = t_open(&t, tr);
+		if (ret)
+			die("connect: %s", gb_strerror(ret));
+		t0 = now();
+		ret = t_set(&t, "abuse:kget", kbuf, VMAX);
+		if (ret)
+			die("SET abuse:kget: %s (%s)", gb_strerror(ret),
+			    gb_errmsg(t.gb));
+		*shared = now() - t0;
+		gb_close(t.gb);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	op = *shared;
 	printf("# killer: one 16 MiB SET over %s takes %.2f s\n",
 	       tr ? "rdma" : "tcp", op);
 	for (i = 0; i < n; i++) {
@@ -1415,7 +1439,12 @@ static int cmd_killer(int argc, char **argv)
 		}
 	}
 	kval(kbuf, VMAX, 1);
-	ret = check_values(0) + check_values(1);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		_exit(check_values(0) + check_values(1) != 0);
+	ret = waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st);
 	printf("# killer: %u %s %s children killed, %u ended early; %s\n", n,
 	       tr ? "rdma" : "tcp", set ? "set" : "get", early,
 	       ret ? "values damaged" : "values whole");
