@@ -171,6 +171,22 @@ static int64_t now_s(void)
 	return ts.tv_sec;
 }
 
+/*
+ * The server reads the time with ktime_get_real_seconds(), which advances
+ * at timer ticks: it can be behind this process's clock by a tick, more
+ * when a TCG guest delays its ticks. The earliest second the server may
+ * see for a request that starts now.
+ */
+#define SERVER_LAG_NS	250000000L
+
+static int64_t now_s_early(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_nsec >= SERVER_LAG_NS ? ts.tv_sec : ts.tv_sec - 1;
+}
+
 static double mono(void)
 {
 	struct timespec ts;
@@ -779,7 +795,7 @@ static void cur_start(struct draw *d, uint64_t len, uint64_t seed,
 	C.cur.seed = seed;
 	C.cur.flags = flags;
 	C.cur.exptime = exptime;
-	C.cur.tb = now_s();
+	C.cur.tb = now_s_early();
 }
 
 static void set_exp(struct okey *k, int exptime)
