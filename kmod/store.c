@@ -95,7 +95,7 @@
  * @linked:    in the index (under gb_wlock)
  * @visited:   CLOCK reference bit
  * @fetched:   read at least once (for expired_unfetched)
- * @bad:       the tail failed to read: never served again
+ * @bad:       the tail failed (read or writeback error): never served again
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
  * @rwork:     deferred free
@@ -599,13 +599,13 @@ static size_t gb_head_copy(struct gb_obj_priv *priv, u64 *off, void *buf,
 }
 
 /*
- * A tail read of @obj failed with @err.
+ * A tail operation on @obj failed with @err (@wb: its writeback failed).
  * Unless the error is transient, the value cannot be served any more: the
  * first failure counts it and unlinks the object if it is still the one in
  * the index, so that later lookups miss instead of failing again. Process
  * context, no store lock held. Returns the error to pass on.
  */
-static int gb_obj_tail_error(struct gb_obj *obj, int err)
+static int gb_obj_tail_error(struct gb_obj *obj, int err, bool wb)
 {
 	struct gb_obj_priv *priv = obj->priv;
 
@@ -614,9 +614,9 @@ static int gb_obj_tail_error(struct gb_obj *obj, int err)
 		return err;
 	if (xchg(&priv->bad, 1))
 		return err;
-	gb_stat_inc(GB_ST_TAIL_IO_ERRORS);
-	pr_warn_ratelimited("tail %016llx: read error %d, object dropped\n",
-			    priv->tail->id, err);
+	gb_stat_inc(wb ? GB_ST_TAIL_WB_ERRORS : GB_ST_TAIL_IO_ERRORS);
+	pr_warn_ratelimited("tail %016llx: %s error %d, object dropped\n",
+			    priv->tail->id, wb ? "writeback" : "read", err);
 	mutex_lock(&gb_wlock);
 	gb_unlink(obj, true);
 	mutex_unlock(&gb_wlock);
@@ -626,7 +626,12 @@ static int gb_obj_tail_error(struct gb_obj *obj, int err)
 /* Check a tail read of @obj that got @err (0 if it worked) for errors. */
 static int gb_obj_tail_check(struct gb_obj *obj, int err)
 {
-	return err ? gb_obj_tail_error(obj, err) : 0;
+	if (err)
+		return gb_obj_tail_error(obj, err, false);
+	err = gb_tail_check_wb(obj->priv->tail);
+	if (err)
+		return gb_obj_tail_error(obj, -EIO, true);
+	return 0;
 }
 
 /**
@@ -660,7 +665,8 @@ int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
  * @pgoff: offset of @off in *@pg
  * @seg:   contiguous value bytes from @off in *@pg
  *
- * A tail that fails to read makes the store drop the object (see store.h).
+ * A tail that fails to read or whose writeback failed makes the store drop
+ * the object (see store.h).
  *
  * Return: 0 or -errno. Sleeps for tail bytes.
  */
@@ -912,8 +918,19 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 	s64 now = gb_now();
 	struct gb_obj *old;
 	int res = GB_STORED;
+	bool lost = false;
 	int err;
 
+	/*
+	 * Tail pages written back (and failed) already while the value was
+	 * being written: refuse to publish it rather than serve it later.
+	 */
+	if (obj->priv->tail && gb_tail_check_wb(obj->priv->tail)) {
+		gb_stat_inc(GB_ST_TAIL_WB_ERRORS);
+		pr_warn_ratelimited("tail %016llx: writeback error, not stored\n",
+				    obj->priv->tail->id);
+		lost = true;
+	}
 	mutex_lock(&gb_wlock);
 	old = gb_find_locked(obj->key, obj->klen, now);
 	switch (mode) {
@@ -943,11 +960,18 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 		res = -EINVAL;
 	}
 	if (res == GB_STORED) {
-		if (obj->exptime < 0) {
-			/* Already expired: storing it just removes the old one. */
-			if (old)
+		if (obj->exptime < 0 || lost) {
+			/*
+			 * Already expired: storing it just removes the old
+			 * one. Lost: the store fails, and a failed SET leaves
+			 * no older value behind (as when it runs out of
+			 * memory).
+			 */
+			if (old && (!lost || mode == GB_MODE_SET))
 				gb_unlink(old, true);
 			gb_obj_put(obj);
+			if (lost)
+				res = -EIO;
 		} else {
 			err = gb_link_locked(obj, old, now);
 			if (err) {
@@ -1353,6 +1377,7 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->pages_quarantined = ps.pages_quarantined;
 	st->quarantined_total = gb_stat_sum(GB_ST_QUARANTINED);
 	st->tail_io_errors = gb_stat_sum(GB_ST_TAIL_IO_ERRORS);
+	st->tail_wb_errors = gb_stat_sum(GB_ST_TAIL_WB_ERRORS);
 	st->memory_limit = READ_ONCE(gb_cfg.memory);
 	st->ssd_limit = READ_ONCE(gb_ssd_max);
 }
@@ -1713,14 +1738,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, 2048 - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
 			 st.blocks_total, st.blocks_huge, st.blocks_small,
 			 st.pages_free, st.pages_quarantined,
 			 st.quarantined_total, st.memory_limit, st.ssd_limit,
-			 st.tail_io_errors);
+			 st.tail_io_errors, st.tail_wb_errors);
 	for_each_online_node(nid) {
 		u64 head, blocks;
 

@@ -94,9 +94,10 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
  * (with readahead) and may sleep. The caller drops the page with put_page().
  *
  * Tail errors (here and in gb_obj_read()): when the tail cannot be read,
- * the call fails with the read error and the store drops the object from
- * the index itself (later lookups miss; counted in tail_io_errors).
- * Transports only fail their request.
+ * or its writeback failed (so what the page cache holds may already be
+ * lost), the call fails with -EIO or the read error and the store drops the
+ * object from the index itself (later lookups miss; counted in
+ * tail_io_errors / tail_wb_errors). Transports only fail their request.
  * Call without store locks held.
  */
 int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
@@ -184,6 +185,7 @@ struct gb_store_stats {
 	u64 pages_quarantined;	/* head pages waiting for foreign refs */
 	u64 quarantined_total;	/* pages ever put in quarantine */
 	u64 tail_io_errors;	/* objects dropped: a tail read failed */
+	u64 tail_wb_errors;	/* objects dropped or refused: tail writeback failed */
 };
 
 void gb_store_get_config(struct gb_store_config *cfg);

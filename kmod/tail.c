@@ -569,6 +569,23 @@ int gb_tail_write(struct gb_tail *t, u64 off, const void *src, size_t len)
 }
 
 /**
+ * gb_tail_check_wb - has writeback of the tail failed?
+ * @t: tail
+ *
+ * A page whose writeback failed is clean afterwards: reclaim may drop it
+ * and a later read gets what the disk holds (zeros for an unwritten extent)
+ * instead of the value. The error is recorded in the mapping before the
+ * page leaves writeback, so checking after a page was obtained covers
+ * every page the caller got. Any context; does not sleep.
+ *
+ * Return: 0, or the writeback error recorded since the file was opened.
+ */
+int gb_tail_check_wb(struct gb_tail *t)
+{
+	return filemap_check_wb_err(t->file->f_mapping, t->file->f_wb_err);
+}
+
+/**
  * gb_tail_read - copy tail bytes out
  * @t:   tail
  * @off: offset in the tail

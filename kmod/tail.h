@@ -54,6 +54,7 @@ struct gb_tail *gb_tail_create(struct gb_ssd *ssd);
 int gb_tail_write(struct gb_tail *t, u64 off, const void *src, size_t len);
 int gb_tail_read(struct gb_tail *t, u64 off, void *dst, size_t len);
 struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len);
+int gb_tail_check_wb(struct gb_tail *t);
 void gb_tail_destroy(struct gb_tail *t);
 
 #endif /* _GOBLIN_TAIL_H */

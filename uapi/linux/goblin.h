@@ -244,6 +244,9 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT,	/* open connections, now */
 	GOBLIN_STATS_A_RDMA_ERROR_KINDS,	/* nest, GOBLIN_RDMA_ERR_A_* */
 	GOBLIN_STATS_A_TAIL_IO_ERRORS,	/* objects dropped: tail read failed */
+	GOBLIN_STATS_A_TAIL_WB_ERRORS,	/* objects dropped or refused: tail
+					 * writeback failed
+					 */
 
 	__GOBLIN_STATS_A_MAX,
 	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
