@@ -34,7 +34,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,9 +58,11 @@
 
 #include "rdma_rec.h"
 
+#include "../../../tools/include/gb_compiler.h"
+
 #define VMAX	(16u << 20)
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
+static void __noreturn __printf(1, 2)
 die(const char *fmt, ...)
 {
 	va_list ap;
@@ -145,7 +146,7 @@ static void split_hp(const char *hp, char *host, size_t hl, char *port,
 		die("bad HOST:PORT %s", hp);
 	memcpy(host, hp, c - hp);
 	host[c - hp] = '\0';
-	strcpy(port, c + 1);
+	snprintf(port, pl, "%s", c + 1);
 }
 
 /* --- TCP ------------------------------------------------------------------ */
@@ -323,7 +324,7 @@ static void app(struct mcgen *g, const void *p, size_t n)
 }
 
 static void appf(struct mcgen *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 
 static void appf(struct mcgen *g, const char *fmt, ...)
 {
@@ -352,6 +353,12 @@ static const char *const meta_flags[] = {
 	"v v v v v v v v v v v v v v v v v v v v v v v v v v v v v v v v",
 	"I", "R", "R99999999999999999999", "F", "F99999999999", "C", "Cabc",
 	"D", "J", "\x7f",
+};
+
+static const char *const meta_words[] = { "mg", "ms", "md", "ma" };
+
+static const char *const b64_junk[] = {
+	"!!!!", "a", "====", "QUJD=A", "////////////////////////////////",
 };
 
 /* One malformed request (plus data, if any) into g. */
@@ -423,8 +430,7 @@ static void mc_generate(struct mcgen *g)
 		break;
 	case 8:
 		g->what = "bad meta flags";
-		appf(g, "%s abuse:fl", (const char *[]){ "mg", "ms", "md",
-			"ma" }[rnd() % 4]);
+		appf(g, "%s abuse:fl", meta_words[rnd() % 4]);
 		n = 1 + rnd() % 4;
 		for (i = 0; i < n; i++)
 			appf(g, " %s", meta_flags[rnd() % 33]);
@@ -439,8 +445,7 @@ static void mc_generate(struct mcgen *g)
 		break;
 	case 9:
 		g->what = "bad base64 key";
-		appf(g, "mg %s b v\r\n", (const char *[]){ "!!!!", "a", "====",
-			"QUJD=A", "////////////////////////////////" }[rnd() % 5]);
+		appf(g, "mg %s b v\r\n", b64_junk[rnd() % 5]);
 		break;
 	case 10:
 		g->what = "bare line ends";
@@ -538,8 +543,11 @@ static int cmd_mcflood(int argc, char **argv)
 		while (r < 0 && resync < 1000) {
 			/* 64 bytes of empty lines, each ERROR if not swallowed */
 			static const char fill64[] =
-				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
-				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nmn\r\n";
+				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+				"\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+				"mn\r\n";
 
 			resync++;
 			if (try_write(fd, fill64, sizeof(fill64) - 1))
@@ -905,7 +913,7 @@ static int raw_recv(struct raw *r, char *buf, struct gb_rdma_rec *rec, int ms)
 /* Wait until the server drops the connection. 0 if it did. */
 static int raw_wait_dead(struct raw *r, int ms)
 {
-	char buf[REC] __attribute__((aligned(8)));
+	char buf[REC] __aligned(8);
 	struct gb_rdma_rec rec;
 	double end = now() + ms / 1000.0;
 
@@ -1043,7 +1051,7 @@ static bool set_in_range(const struct gb_rdma_rec *rec, uint64_t base)
 
 static int cmd_rdmaflood(int argc, char **argv)
 {
-	char buf[REC] __attribute__((aligned(8)));
+	char buf[REC] __aligned(8);
 	unsigned long cnt[F_N] = { 0 }, answered = 0, bad_answered = 0, bad = 0;
 	unsigned long sent = 0, conns = 0, either = 0;
 	struct gb_rdma_rec rec, prec;
@@ -1171,16 +1179,18 @@ static int cmd_rdmaflood(int argc, char **argv)
 					break;		/* the store said no */
 				if (p == GB_RDMA_PARSE_OK ||
 				    rec.u.error.kind != want) {
-					printf("# rdmaflood: record %u (type %#x, parse %d) got ERROR kind %u: %s\n",
-					       i, prec.type, p, rec.u.error.kind,
-					       rec.u.error.msg);
+					printf("# rdmaflood: record %u (type %#x, parse %d):",
+					       i, prec.type, p);
+					printf(" ERROR kind %u: %s\n",
+					       rec.u.error.kind, rec.u.error.msg);
 					bad++;
 				}
 				break;
 			}
 			if (p != GB_RDMA_PARSE_OK) {
-				printf("# rdmaflood: record %u (type %#x, parse %d) answered with %#x\n",
-				       i, prec.type, p, rec.type);
+				printf("# rdmaflood: record %u (type %#x, parse %d):",
+				       i, prec.type, p);
+				printf(" answered with %#x\n", rec.type);
 				bad++;
 				break;
 			}
@@ -1199,9 +1209,12 @@ static int cmd_rdmaflood(int argc, char **argv)
 	 * Counted by the server: bad_record = answered bad records + fatal
 	 * bad records (incl. client-sent responses it closed for).
 	 */
-	printf("# rdmaflood: %lu records on %lu connections; %lu answered, %lu of them bad records answered with ERROR; fatal: bad_record %lu range %lu window %lu credit %lu (%lu of the bad_record ones client-sent response types)\n",
-	       sent, conns, answered, bad_answered, cnt[F_BAD_RECORD],
-	       cnt[F_RANGE], cnt[F_WINDOW], cnt[F_CREDIT], either);
+	printf("# rdmaflood: %lu records on %lu connections; %lu answered,",
+	       sent, conns, answered);
+	printf(" %lu of them bad records answered with ERROR;\n", bad_answered);
+	printf("# rdmaflood: fatal: bad_record %lu range %lu window %lu credit %lu",
+	       cnt[F_BAD_RECORD], cnt[F_RANGE], cnt[F_WINDOW], cnt[F_CREDIT]);
+	printf(" (%lu bad_record ones client-sent response types)\n", either);
 	printf("expect bad_record %lu range %lu window %lu credit %lu\n",
 	       bad_answered + cnt[F_BAD_RECORD], cnt[F_RANGE], cnt[F_WINDOW],
 	       cnt[F_CREDIT]);
@@ -1251,8 +1264,9 @@ static const char *kcheck(const unsigned char *p, size_t len)
 		return why;
 	}
 	if (crc32c(p + KHDR, len - KHDR) != c) {
-		snprintf(why, sizeof(why), "crc32c of %zu bytes (seed %" PRIu64
-			 ") does not match its header", len, seed);
+		snprintf(why, sizeof(why),
+			 "crc32c of %zu bytes (seed %lu) does not match its header",
+			 len, seed);
 		return why;
 	}
 	return NULL;

@@ -28,7 +28,6 @@
  * on stderr. See tests/func/model/run.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,6 +42,8 @@
 
 #include <goblin/client.h>
 #include <libmemcached/memcached.h>
+
+#include "../../../tools/include/gb_compiler.h"
 
 #define VMAX		(16u << 20)	/* largest value */
 #define HIST		24		/* operations remembered per key */
@@ -279,7 +280,8 @@ static void k_absent(struct okey *k)
 {
 	k_clear(k);
 	k->present = false;
-	k->exp_lo = k->exp_hi = 0;
+	k->exp_lo = 0;
+	k->exp_hi = 0;
 	k->flags = 0;
 }
 
@@ -356,21 +358,19 @@ static void hist_print(const struct okey *k)
 		k->klen > 60 ? "..." : "");
 	for (i = k->hn - n; i < k->hn; i++) {
 		h = &k->h[i % HIST];
-		fprintf(stderr,
-			"#     op %" PRIu64 " %s/%s len %" PRIu64 " seed %#" PRIx64
-			" flags %#x exptime %d t [%" PRId64 ", %" PRId64
-			"] -> %s\n", h->opno, op_name[h->op], tr_name(h->tr),
-			h->len, h->seed, h->flags, h->exptime, h->tb, h->ta,
-			h->res);
+		fprintf(stderr, "#     op %lu %s/%s len %lu seed %#lx",
+			h->opno, op_name[h->op], tr_name(h->tr), h->len,
+			h->seed);
+		fprintf(stderr, " flags %#x exptime %d t [%ld, %ld] -> %s\n",
+			h->flags, h->exptime, h->tb, h->ta, h->res);
 	}
 }
 
 static void model_print(const struct okey *k)
 {
-	fprintf(stderr,
-		"#   model: %s, len %" PRIu64 ", flags %#x, exptime in [%" PRId64
-		", %" PRId64 "], %u segments, now %" PRId64 "\n",
-		k->present ? "present" : "absent", k->len, k->flags,
+	fprintf(stderr, "#   model: %s, len %lu, flags %#x,",
+		k->present ? "present" : "absent", k->len, k->flags);
+	fprintf(stderr, " exptime in [%ld, %ld], %u segments, now %ld\n",
 		k->exp_lo, k->exp_hi, k->nseg, now_s());
 }
 
@@ -400,12 +400,12 @@ static void tcp_stats_print(void)
 	memcached_stat_free(C.mc, st);
 }
 
-static void __attribute__((format(printf, 2, 3), noreturn))
+static void __printf(2, 3) __noreturn
 fail(const struct okey *k, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "# model: FAIL: client %u op %" PRIu64 " (%s/%s",
+	fprintf(stderr, "# model: FAIL: client %u op %lu (%s/%s",
 		C.id, C.opno, op_name[C.cur.op], tr_name(C.cur.tr));
 	if (k)
 		fprintf(stderr, ", key '%.60s%s'", k->name,
@@ -414,19 +414,19 @@ fail(const struct okey *k, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n#   seed %" PRIu64 "\n", base_seed);
+	fprintf(stderr, "\n#   seed %lu\n", base_seed);
 	if (k) {
 		model_print(k);
 		hist_print(k);
 	}
 	tcp_stats_print();
-	fprintf(stderr, "#   rerun: %s -s %" PRIu64 " -o %u\n", cmdline,
+	fprintf(stderr, "#   rerun: %s -s %lu -o %u\n", cmdline,
 		base_seed, C.id);
 	exit(1);
 }
 
 static void hist_add(struct okey *k, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 
 static void hist_add(struct okey *k, const char *fmt, ...)
 {
@@ -439,7 +439,7 @@ static void hist_add(struct okey *k, const char *fmt, ...)
 	va_end(ap);
 	if (verbose)
 		fprintf(stderr,
-			"# c%u op %" PRIu64 " %s/%s %s len %" PRIu64 " -> %s\n",
+			"# c%u op %lu %s/%s %s len %lu -> %s\n",
 			C.id, C.opno, op_name[h->op], tr_name(h->tr), k->name,
 			h->len, h->res);
 }
@@ -459,12 +459,14 @@ static void check_value(struct okey *k, const void *data, uint64_t len,
 		 */
 		for (i = len; i < k->len && k->seg[0].lit[i] == ' '; i++)
 			;
-		if (i == k->len)
-			k->len = k->seg[0].len = len;
+		if (i == k->len) {
+			k->len = len;
+			k->seg[0].len = len;
+		}
 	}
 	k->pad_unsure = false;
 	if (len != k->len)
-		fail(k, "%s: hit with %" PRIu64 " bytes, model has %" PRIu64,
+		fail(k, "%s: hit with %lu bytes, model has %lu",
 		     how, len, k->len);
 	if (flags != k->flags)
 		fail(k, "%s: flags %#x, model has %#x", how, flags, k->flags);
@@ -472,9 +474,9 @@ static void check_value(struct okey *k, const void *data, uint64_t len,
 	if (len && memcmp(d, C.exp, len)) {
 		for (i = 0; i < len && d[i] == C.exp[i]; i++)
 			;
-		fail(k, "%s: value differs from byte %" PRIu64 " of %" PRIu64
-		     " (got %#x, want %#x); crc32c got %08x want %08x", how, i,
-		     len, d[i], C.exp[i], crc32c(d, len), crc32c(C.exp, len));
+		fail(k, "%s: byte %lu of %lu differs (%#x, want %#x); crc32c %08x, want %08x",
+		     how, i, len, d[i], C.exp[i], crc32c(d, len),
+		     crc32c(C.exp, len));
 	}
 }
 
@@ -698,9 +700,8 @@ static enum res t_get(int tr, bool views, const char *key, size_t klen,
 		if (v.offset != off || v.total != *len || v.offset + v.len > VMAX ||
 		    v.offset + v.len > v.total) {
 			snprintf(errbuf, sizeof(errbuf),
-				 "chunk at %" PRIu64 "+%zu of %" PRIu64
-				 ", expected offset %" PRIu64, v.offset, v.len,
-				 v.total, off);
+				 "chunk at %lu+%zu of %lu, expected offset %lu",
+				 v.offset, v.len, v.total, off);
 			gb_release(&v);
 			return RS_ERR;
 		}
@@ -737,20 +738,21 @@ static uint64_t pick_size(uint64_t r, uint64_t s)
 
 	if (c < 50)
 		return 0;
-	if (c < 400)
+	if (c < 400) {
 		n = 1 + s % 256;
-	else if (c < 650)
+	} else if (c < 650) {
 		n = 257 + s % 8192;
-	else if (c < 750) {
+	} else if (c < 750) {
 		/* page and ram_head boundaries */
 		static const int d[] = { -2, -1, 0, 1, 2 };
 		uint64_t b = (s >> 8) & 1 ? ram_head : 4096u << ((s >> 9) % 3);
 
 		n = b + d[s % 5];
-	} else if (c < 950)
+	} else if (c < 950) {
 		n = 8192 + s % (256 << 10);
-	else
+	} else {
 		n = (256 << 10) + s % (768 << 10);
+	}
 	return n > vmax ? vmax : n;
 }
 
@@ -804,7 +806,8 @@ static void set_exp(struct okey *k, int exptime)
 		k->exp_lo = C.cur.tb + exptime - slack;
 		k->exp_hi = C.cur.ta + exptime + slack;
 	} else {
-		k->exp_lo = k->exp_hi = 0;
+		k->exp_lo = 0;
+		k->exp_hi = 0;
 	}
 }
 
@@ -820,7 +823,7 @@ static bool nomem_ok(struct okey *k, enum res r)
 }
 
 /* A result the operation does not allow. */
-static void __attribute__((noreturn))
+static void __noreturn
 bad(struct okey *k, enum res r, enum live l)
 {
 	static const char *const ln[] = { "dead", "alive", "maybe-expired" };
@@ -846,7 +849,7 @@ static void do_get(struct okey *k, struct draw *d)
 	if (r == RS_OK) {
 		if (l == DEAD)
 			bad(k, r, l);
-		hist_add(k, "hit %" PRIu64 " B%s", len,
+		hist_add(k, "hit %lu B%s", len,
 			 l == MAYBE ? " (maybe expired)" : "");
 		check_value(k, C.got, len, flags, "get");
 		C.st->hits++;
@@ -880,7 +883,7 @@ static void do_store(struct okey *k, struct draw *d)
 	switch (d->op) {
 	case OP_SETX:
 		exptime = pick_exptime(d->r[4]);
-		/* fall through */
+		fallthrough;
 	case OP_SET:
 	case OP_ADD:
 	case OP_REPLACE:
@@ -892,18 +895,18 @@ static void do_store(struct okey *k, struct draw *d)
 		/* a counter: sometimes with leading blanks or at the limit */
 		switch (d->r[0] % 4) {
 		case 0:
-			n = snprintf(num, sizeof(num), "%" PRIu64,
+			n = snprintf(num, sizeof(num), "%lu",
 				     d->r[1] % 1000);
 			break;
 		case 1:
-			n = snprintf(num, sizeof(num), "%" PRIu64, d->r[1]);
+			n = snprintf(num, sizeof(num), "%lu", d->r[1]);
 			break;
 		case 2:
-			n = snprintf(num, sizeof(num), "  %" PRIu64 "  ",
+			n = snprintf(num, sizeof(num), "  %lu  ",
 				     d->r[1] % 100000);
 			break;
 		default:
-			n = snprintf(num, sizeof(num), "%" PRIu64,
+			n = snprintf(num, sizeof(num), "%lu",
 				     UINT64_MAX - d->r[1] % 4);
 			break;
 		}
@@ -1000,7 +1003,7 @@ static void do_concat(struct okey *k, struct draw *d)
 	case RS_OK:
 		if (l == DEAD || k->len + len > VMAX)
 			bad(k, r, l);
-		hist_add(k, "stored, now %" PRIu64 " B", k->len + len);
+		hist_add(k, "stored, now %lu B", k->len + len);
 		/* flags and exptime stay those of the old value */
 		k_push(k, seed, len, NULL, pre);
 		break;
@@ -1115,7 +1118,7 @@ static void do_arith(struct okey *k, struct draw *d)
 		want = decr ? (old < delta ? 0 : old - delta) : old + delta;
 	if (counter_unsure && !num && r == RS_OK) {
 		/* -M: memcached read past the value; resynchronize */
-		hist_add(k, "%" PRIu64 " (memcached read past the value)", got);
+		hist_add(k, "%lu (memcached read past the value)", got);
 		memcached_delete(C.mc, k->name, k->klen, 0);
 		k_absent(k);
 		return;
@@ -1123,20 +1126,19 @@ static void do_arith(struct okey *k, struct draw *d)
 	switch (r) {
 	case RS_OK:
 		if (l == DEAD || !num) {
-			hist_add(k, "%" PRIu64, got);
-			fail(k, "%s gave %" PRIu64 " though the value is %s (%s)",
+			hist_add(k, "%lu", got);
+			fail(k, "%s gave %lu though the value is %s (%s)",
 			     op_name[d->op], got, num ? "numeric" : "not numeric",
 			     l == DEAD ? "absent" : hexhead(C.exp, k->len));
 		}
 		if (got != want) {
-			hist_add(k, "%" PRIu64, got);
-			fail(k, "%s %u of %" PRIu64 " gave %" PRIu64
-			     ", want %" PRIu64, op_name[d->op], delta, old, got,
-			     want);
+			hist_add(k, "%lu", got);
+			fail(k, "%s %u of %lu gave %lu, want %lu",
+			     op_name[d->op], delta, old, got, want);
 		}
-		hist_add(k, "%" PRIu64, got);
+		hist_add(k, "%lu", got);
 		/* memcached pads a shorter result with blanks */
-		n = snprintf((char *)lit, sizeof(lit), "%" PRIu64, got);
+		n = snprintf((char *)lit, sizeof(lit), "%lu", got);
 		nlen = k->len > (uint64_t)n ? k->len : (uint64_t)n;
 		memcpy(C.tmp, lit, n);
 		memset(C.tmp + n, ' ', nlen - n);
@@ -1151,10 +1153,10 @@ static void do_arith(struct okey *k, struct draw *d)
 		k_absent(k);
 		break;
 	case RS_NONNUM:
-			if (l == DEAD || (num && !counter_unsure)) {
+		if (l == DEAD || (num && !counter_unsure)) {
 			hist_add(k, "non-numeric");
-			fail(k, "%s: non-numeric, but the model parses %" PRIu64
-			     " from %s", op_name[d->op], old,
+			fail(k, "%s: non-numeric, but the model parses %lu from %s",
+			     op_name[d->op], old,
 			     l == DEAD ? "nothing" : hexhead(C.exp, k->len));
 		}
 		hist_add(k, "non-numeric");
@@ -1234,8 +1236,8 @@ static void mg_chunk(void *arg, size_t i, int status, const struct gb_view *v)
 		if (v->total > VMAX || v->offset) {
 			m->status[i] = 3;
 			snprintf(m->why, sizeof(m->why),
-				 "key %zu: first chunk at %" PRIu64 " of %"
-				 PRIu64, i, v->offset, v->total);
+				 "key %zu: first chunk at %lu of %lu", i,
+				 v->offset, v->total);
 			return;
 		}
 		m->buf[i] = xmalloc(v->total);
@@ -1247,9 +1249,8 @@ static void mg_chunk(void *arg, size_t i, int status, const struct gb_view *v)
 	    v->offset + v->len > v->total) {
 		m->status[i] = 3;
 		snprintf(m->why, sizeof(m->why),
-			 "key %zu: chunk %" PRIu64 "+%zu of %" PRIu64
-			 ", expected offset %" PRIu64, i, v->offset, v->len,
-			 v->total, m->have[i]);
+			 "key %zu: chunk %lu+%zu of %lu, expected offset %lu",
+			 i, v->offset, v->len, v->total, m->have[i]);
 		return;
 	}
 	if (v->len)
@@ -1316,7 +1317,8 @@ static void do_mget(struct draw *d)
 			vl = memcached_result_length(res);
 			m.buf[i] = xmalloc(vl);
 			memcpy(m.buf[i], memcached_result_value(res), vl);
-			m.len[i] = m.have[i] = vl;
+			m.len[i] = vl;
+			m.have[i] = vl;
 			m.flags[i] = memcached_result_flags(res);
 			m.status[i] = 1;
 		}
@@ -1341,9 +1343,9 @@ static void do_mget(struct draw *d)
 			if (l == DEAD)
 				bad(k, RS_OK, l);
 			if (m.have[i] != m.len[i])
-				fail(k, "multi-get: %" PRIu64 " of %" PRIu64
-				     " bytes arrived", m.have[i], m.len[i]);
-			hist_add(k, "hit %" PRIu64 " B (key %u of %u)",
+				fail(k, "multi-get: %lu of %lu bytes arrived",
+				     m.have[i], m.len[i]);
+			hist_add(k, "hit %lu B (key %u of %u)",
 				 m.len[i], i, n);
 			check_value(k, m.buf[i], m.len[i], m.flags[i],
 				    "multi-get");
@@ -1393,7 +1395,7 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
+static void __noreturn __printf(2, 3)
 sfail(unsigned int key, const char *fmt, ...)
 {
 	char msg[400];
@@ -1414,34 +1416,33 @@ static void scheck(unsigned int key, const unsigned char *p, uint64_t len,
 	uint64_t seq, issued;
 
 	if (len < SHDR)
-		sfail(key, "hit of %" PRIu64 " bytes, no room for a header", len);
+		sfail(key, "hit of %lu bytes, no room for a header", len);
 	w = get32(p + 8);
 	memcpy(&seq, p + 16, 8);
 	hlen = get32(p + 24);
 	crc = get32(p + 28);
 	if (get32(p) != SMAGIC || get32(p + 4) != key || w >= nclients ||
 	    hlen != len)
-		sfail(key, "bad header: magic %#x key %u writer %u len %u of %"
-		      PRIu64 " bytes", get32(p), get32(p + 4), w, hlen, len);
+		sfail(key, "bad header: magic %#x key %u writer %u len %u of %lu B",
+		      get32(p), get32(p + 4), w, hlen, len);
 	if (crc32c(p + SHDR, len - SHDR) != crc)
-		sfail(key, "crc32c %08x of the body, header says %08x (writer %u seq %"
-		      PRIu64 ", %" PRIu64 " B)", crc32c(p + SHDR, len - SHDR),
-		      crc, w, seq, len);
+		sfail(key, "body crc32c %08x, header says %08x (writer %u seq %lu, %lu B)",
+		      crc32c(p + SHDR, len - SHDR), crc, w, seq, len);
 	gen(C.exp, sseed(key, w, seq), len - SHDR);
 	if (memcmp(p + SHDR, C.exp, len - SHDR))
-		sfail(key, "body is not writer %u's seq %" PRIu64 " though its crc matches",
+		sfail(key, "body is not writer %u's seq %lu though its crc matches",
 		      w, seq);
 	if (flags != sflags(w, seq))
-		sfail(key, "flags %#x, writer %u seq %" PRIu64 " wrote %#x", flags,
+		sfail(key, "flags %#x, writer %u seq %lu wrote %#x", flags,
 		      w, seq, sflags(w, seq));
 	lg = &shm->log[w];
 	issued = __atomic_load_n(&lg->issued, __ATOMIC_ACQUIRE);
 	if (seq > issued || !seq)
-		sfail(key, "writer %u seq %" PRIu64 " was never sent (issued %"
-		      PRIu64 ")", w, seq, issued);
+		sfail(key, "writer %u seq %lu was never sent (issued %lu)",
+		      w, seq, issued);
 	if (issued - seq < LOGN / 2 &&
 	    (lg->ent[seq % LOGN].seq != seq || lg->ent[seq % LOGN].key != key))
-		sfail(key, "writer %u seq %" PRIu64 " wrote key %u, not this one",
+		sfail(key, "writer %u seq %lu wrote key %u, not this one",
 		      w, seq, lg->ent[seq % LOGN].key);
 }
 
@@ -1492,7 +1493,7 @@ static void do_shared(struct draw *d)
 		r = t_set(d->tr, name, klen, C.tmp, len, sflags(C.id, seq),
 			  exptime);
 		if (r != RS_OK && !nomem_ok(NULL, r))
-			sfail(key, "set %" PRIu64 " B: %s: %s", len, res_name[r],
+			sfail(key, "set %lu B: %s: %s", len, res_name[r],
 			      errbuf);
 		break;
 	case OP_SDEL:
@@ -1540,7 +1541,7 @@ static void draw_op(struct draw *d)
 	d->tr = (b >> 32) & 1;
 	p = a % 1000;
 	d->op = OP_GET;
-	for (i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(mix); i++) {
 		acc += mix[i].w;
 		if (p < acc) {
 			d->op = mix[i].op;
@@ -1734,7 +1735,7 @@ static void client_main(unsigned int id, double deadline)
 	exit(0);
 }
 
-static void usage(void)
+static void print_help(void)
 {
 	fprintf(stderr,
 		"usage: model [-T HOST:PORT] [-R HOST:PORT] [-b BIND] [-c CLIENTS]\n"
@@ -1757,30 +1758,69 @@ int main(int argc, char **argv)
 	base_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 	while ((opt = getopt(argc, argv, "T:R:b:c:t:s:ek:K:H:g:j:m:Mo:vw:Z")) != -1) {
 		switch (opt) {
-		case 'T': tcp_hp = optarg; break;
-		case 'R': rdma_hp = optarg; break;
-		case 'b': bind_host = optarg; break;
-		case 'c': nclients = atoi(optarg); break;
-		case 't': seconds = atoi(optarg); break;
-		case 's': base_seed = strtoull(optarg, NULL, 0); break;
-		case 'k': nown = atoi(optarg); break;
-		case 'K': nshared = atoi(optarg); break;
-		case 'H': ram_head = atoi(optarg); break;
-		case 'g': big_pm = atoi(optarg); break;
-		case 'm': vmax = strtoull(optarg, NULL, 0); break;
-		case 'o': only = atoi(optarg); break;
-		case 'v': verbose = 1; break;
-		case 'Z': huge = 0; break;
-		case 'e': evict_ok = 1; break;
-		case 'w': write_pm = atoi(optarg); break;
-		case 'j': slack = atoi(optarg); break;
-		case 'M': memcached_ref = 1; slack = 2; huge = 0; break;
-		default: usage();
+		case 'T':
+			tcp_hp = optarg;
+			break;
+		case 'R':
+			rdma_hp = optarg;
+			break;
+		case 'b':
+			bind_host = optarg;
+			break;
+		case 'c':
+			nclients = atoi(optarg);
+			break;
+		case 't':
+			seconds = atoi(optarg);
+			break;
+		case 's':
+			base_seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			nown = atoi(optarg);
+			break;
+		case 'K':
+			nshared = atoi(optarg);
+			break;
+		case 'H':
+			ram_head = atoi(optarg);
+			break;
+		case 'g':
+			big_pm = atoi(optarg);
+			break;
+		case 'm':
+			vmax = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			only = atoi(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'Z':
+			huge = 0;
+			break;
+		case 'e':
+			evict_ok = 1;
+			break;
+		case 'w':
+			write_pm = atoi(optarg);
+			break;
+		case 'j':
+			slack = atoi(optarg);
+			break;
+		case 'M':
+			memcached_ref = 1;
+			slack = 2;
+			huge = 0;
+			break;
+		default:
+			print_help();
 		}
 	}
 	if ((!tcp_hp && !rdma_hp) || !nclients || nclients > MAXCLIENTS ||
 	    nown < 3 || !nshared || vmax < SHDR || vmax > VMAX)
-		usage();
+		print_help();
 	/* the command line to rerun, without -s and -o */
 	for (i = 0; i < (unsigned int)argc && o < sizeof(cmdline) - 64; i++) {
 		if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "-o")) &&
@@ -1799,7 +1839,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fprintf(stderr,
-		"# model: seed %" PRIu64 ", %u clients, %u s, tcp %s, rdma %s, %u own keys each, %u shared, ram_head %u\n",
+		"# model: seed %lu, %u clients, %u s, tcp %s, rdma %s, %u own keys each, %u shared, ram_head %u\n",
 		base_seed, nclients, seconds, tcp_hp ?: "off",
 		rdma_hp ?: "off", nown, nshared, ram_head);
 	fflush(stderr);
@@ -1838,32 +1878,31 @@ int main(int argc, char **argv)
 		n++;
 		if (WIFEXITED(status) && !WEXITSTATUS(status) && s->done)
 			nok++;
-		printf("%s %u - client %u: %" PRIu64 " operations (%" PRIu64
-		       " tcp, %" PRIu64 " rdma), %" PRIu64 " hits checked, %"
-		       PRIu64 " misses\n",
+		printf("%s %u - client %u: %lu operations (%lu tcp, %lu rdma),",
 		       WIFEXITED(status) && !WEXITSTATUS(status) && s->done ?
-		       "ok" : "not ok", i + 1, i, ops, s->tcp, s->rdma,
+		       "ok" : "not ok", i + 1, i, ops, s->tcp, s->rdma);
+		printf(" %lu hits checked, %lu misses\n",
 		       s->hits + s->shared_hits, s->misses);
 		if (!WIFEXITED(status))
 			fprintf(stderr, "# model: client %u died (status %#x)\n",
 				i, status);
 	}
-	fprintf(stderr, "# model: %.1f s, seed %" PRIu64 "; operations:",
+	fprintf(stderr, "# model: %.1f s, seed %lu; operations:",
 		mono() - t0, base_seed);
 	for (j = 0; j < OP_N; j++)
-		fprintf(stderr, " %s %" PRIu64, op_name[j], tot[j]);
-	fprintf(stderr,
-		"\n# model: %" PRIu64 " owned hits byte-exact, %" PRIu64
-		" misses (%" PRIu64 " with the key possibly expired), %" PRIu64
-		" shared hits verified; %" PRIu64 " tcp / %" PRIu64
-		" rdma operations; %.1f MiB written, %.1f MiB read\n", hits,
-		misses, maybes, sh, ntcp, nrdma, out / 1048576.0,
+		fprintf(stderr, " %s %lu", op_name[j], tot[j]);
+	fprintf(stderr, "\n# model: %lu owned hits byte-exact, %lu misses", hits,
+		misses);
+	fprintf(stderr, " (%lu with the key possibly expired), %lu shared hits verified;",
+		maybes, sh);
+	fprintf(stderr, " %lu tcp / %lu rdma operations;", ntcp, nrdma);
+	fprintf(stderr, " %.1f MiB written, %.1f MiB read\n", out / 1048576.0,
 		in / 1048576.0);
 	if (evict_ok)
 		fprintf(stderr,
-			"# model: -e: %" PRIu64 " misses of values the server should have held, %"
-			PRIu64 " stores refused for memory or space\n", ev, nm);
-	printf("%s %u - model-checked workload, seed %" PRIu64 "\n",
+			"# model: -e: %lu misses of values the server should have held, %lu stores refused for memory or space\n",
+			ev, nm);
+	printf("%s %u - model-checked workload, seed %lu\n",
 	       nok == n ? "ok" : "not ok", n + 1, base_seed);
 	printf("1..%u\n", n + 1);
 	return nok == n ? 0 : 1;
