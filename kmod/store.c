@@ -82,6 +82,7 @@
 #define GB_RAM_HEAD_MAX		SZ_16M
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
+#define GB_KICK_DELAY		(HZ / 20)	/* gb_store_kick_maint() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 
@@ -198,10 +199,23 @@ s64 gb_exptime_abs(s64 exptime)
 	return gb_now() + exptime;
 }
 
+/*
+ * Run the maintenance worker within GB_KICK_DELAY. The periodic run is
+ * nearly always pending, and queue_delayed_work() does nothing for pending
+ * work: bring it forward then, but never push a sooner run back (kicks can
+ * come faster than GB_KICK_DELAY, e.g. one per quarantined page).
+ */
 void gb_store_kick_maint(void)
 {
-	if (READ_ONCE(gb_running))
-		queue_delayed_work(gb_wq, &gb_maint_dwork, HZ / 20);
+	unsigned long when = jiffies + GB_KICK_DELAY;
+
+	if (!READ_ONCE(gb_running))
+		return;
+	if (queue_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY))
+		return;
+	if (timer_pending(&gb_maint_dwork.timer) &&
+	    time_after(READ_ONCE(gb_maint_dwork.timer.expires), when))
+		mod_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY);
 }
 
 u32 gb_store_generation(void)
