@@ -20,9 +20,11 @@
  *    touch), so a reader with a reference always sees one complete value.
  *  - Replacing, deleting, evicting or expiring an object only unlinks it
  *    and drops the index reference. When the last reference goes, its head
- *    pages go back to the pool and its tail file is closed and unlinked
- *    from a workqueue after an RCU grace period (readers may still be
- *    looking at the struct while their refcount_inc_not_zero() fails).
+ *    pages go back to the pool and its budgets are uncharged at once, its
+ *    tail file is closed and unlinked from a workqueue, and the struct is
+ *    freed after an RCU grace period (readers may still be looking at it
+ *    while their refcount_inc_not_zero() fails). An eviction therefore
+ *    never waits for a grace period.
  *  - TCP: the transport holds the object reference across the send call.
  *    sendpage() leaves its own page references in socket buffers after the
  *    call returns; the object may then be freed, but its head pages are not
@@ -82,6 +84,7 @@
 #define GB_RAM_HEAD_MAX		SZ_16M
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
+#define GB_KICK_DELAY		(HZ / 20)	/* gb_store_kick_maint() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 
@@ -98,7 +101,8 @@
  * @bad:       the tail failed (read or writeback error): never served again
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
- * @rwork:     deferred free
+ * @free_work: deferred tail deletion
+ * @rcu:       deferred free
  * @obj:       back pointer
  * @pages:     head pages
  */
@@ -114,7 +118,8 @@ struct gb_obj_priv {
 	int bad;
 	struct gb_tail *tail;
 	u64 tail_acct;
-	struct rcu_work rwork;
+	struct work_struct free_work;
+	struct rcu_head rcu;
 	struct gb_obj *obj;
 	struct gb_hpage pages[];
 };
@@ -198,10 +203,23 @@ s64 gb_exptime_abs(s64 exptime)
 	return gb_now() + exptime;
 }
 
+/*
+ * Run the maintenance worker within GB_KICK_DELAY. The periodic run is
+ * nearly always pending, and queue_delayed_work() does nothing for pending
+ * work: bring it forward then, but never push a sooner run back (kicks can
+ * come faster than GB_KICK_DELAY, e.g. one per quarantined page).
+ */
 void gb_store_kick_maint(void)
 {
-	if (READ_ONCE(gb_running))
-		queue_delayed_work(gb_wq, &gb_maint_dwork, HZ / 20);
+	unsigned long when = jiffies + GB_KICK_DELAY;
+
+	if (!READ_ONCE(gb_running))
+		return;
+	if (queue_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY))
+		return;
+	if (timer_pending(&gb_maint_dwork.timer) &&
+	    time_after(READ_ONCE(gb_maint_dwork.timer.expires), when))
+		mod_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY);
 }
 
 u32 gb_store_generation(void)
@@ -257,15 +275,23 @@ static struct gb_ssd *gb_ssd_get_current(void)
 	return ssd;
 }
 
-static void gb_obj_free_work(struct work_struct *work)
+/* RCU callback: no lookup can be looking at the object any more. */
+static void gb_obj_free_rcu(struct rcu_head *rcu)
 {
-	struct gb_obj_priv *priv = container_of(to_rcu_work(work),
-						struct gb_obj_priv, rwork);
+	struct gb_obj_priv *priv = container_of(rcu, struct gb_obj_priv, rcu);
 
-	gb_tail_destroy(priv->tail);
-	atomic64_sub(priv->tail_acct, &gb_tail_bytes);
 	kfree(priv->obj);
 	kvfree(priv);
+}
+
+static void gb_obj_free_work(struct work_struct *work)
+{
+	struct gb_obj_priv *priv = container_of(work, struct gb_obj_priv,
+						free_work);
+
+	gb_tail_destroy(priv->tail);
+	priv->tail = NULL;
+	call_rcu(&priv->rcu, gb_obj_free_rcu);
 }
 
 static void gb_obj_free(struct gb_obj *obj)
@@ -275,9 +301,12 @@ static void gb_obj_free(struct gb_obj *obj)
 	u32 i;
 
 	/*
-	 * Pages can go back at once: RCU readers never touch them. After a
-	 * failed gb_obj_alloc() only the first pages are there, and only
-	 * those were charged to gb_head_bytes.
+	 * Pages, the tail and the budgets can go back at once: an RCU reader
+	 * that still sees the object fails refcount_inc_not_zero() and looks
+	 * at nothing else, so only the memory of the object itself has to
+	 * wait for a grace period. After a failed gb_obj_alloc() only the
+	 * first pages are there, and only those were charged to
+	 * gb_head_bytes.
 	 */
 	for (i = 0; i < priv->nr_pages; i++) {
 		if (priv->pages[i].blk) {
@@ -287,8 +316,15 @@ static void gb_obj_free(struct gb_obj *obj)
 	}
 	atomic64_sub(held, &gb_head_bytes);
 	priv->nr_pages = 0;
-	INIT_RCU_WORK(&priv->rwork, gb_obj_free_work);
-	queue_rcu_work(gb_free_wq, &priv->rwork);
+	/* The file goes in process context (we may be in any). */
+	atomic64_sub(priv->tail_acct, &gb_tail_bytes);
+	priv->tail_acct = 0;
+	if (priv->tail) {
+		INIT_WORK(&priv->free_work, gb_obj_free_work);
+		queue_work(gb_free_wq, &priv->free_work);
+	} else {
+		call_rcu(&priv->rcu, gb_obj_free_rcu);
+	}
 }
 
 /**
@@ -407,13 +443,19 @@ static void gb_note_pressure(bool tail)
 	gb_nl_event_pressure(used, limit, gb_stat_sum(GB_ST_EVICTIONS));
 }
 
-/* Wait for frees queued behind RCU so their pages/files are really gone. */
-static void gb_drain_frees(void)
+/* Wait until the tail files of freed objects are deleted and released. */
+static void gb_drain_tails(void)
 {
-	rcu_barrier();
 	flush_workqueue(gb_free_wq);
 	/* fput() from a kworker is deferred; tail space is freed on release. */
 	flush_delayed_fput();
+}
+
+/* Wait until every freed object is gone, memory included (config, unload). */
+static void gb_drain_frees(void)
+{
+	gb_drain_tails();
+	rcu_barrier();
 }
 
 static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
@@ -457,8 +499,6 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		if (!gb_evict_one(true))
 			return -ENOSPC;
 		gb_note_pressure(true);
-		/* The victim's tail is uncharged when it is freed, after RCU. */
-		gb_drain_frees();
 	}
 	priv->tail_acct = acct;
 	t = gb_tail_create(ssd);
@@ -484,7 +524,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		if (!evicted)
 			return -ENOSPC;
 		gb_note_pressure(true);
-		gb_drain_frees();
+		gb_drain_tails();
 	}
 }
 
