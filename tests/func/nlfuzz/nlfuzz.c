@@ -66,6 +66,7 @@
 #define PROBE_EVERY	200
 #define NOBODY		65534
 #define SEQ_SENTINEL	15	/* seq = base + this: the NOOP sentinel */
+#define GEN_FAMILY	0x7e	/* message type while generating, see seal() */
 
 /* ---------------------------------------------------------------------- */
 /* Random numbers (splitmix64): the message sequence depends on the seed   */
@@ -1002,13 +1003,24 @@ static void gen_round(struct round *r, struct pool *pool, uint16_t family,
 			*m = pool->m[rnd(pool->n)];
 			mutate(m);
 		} else {
-			gen_fresh(m, family);
+			/*
+			 * Mutations move header bytes into the attributes, so
+			 * generate with a fixed type: the sequence then depends
+			 * on the seed alone, not on the family id of this boot.
+			 */
+			gen_fresh(m, GEN_FAMILY);
 		}
 		pool->m[pool->next] = *m;
 		pool->next = (pool->next + 1) % POOL_SIZE;
 		if (pool->n < POOL_SIZE)
 			pool->n++;
 		seal(m, family, base + i);
+		/*
+		 * Inside a batch the padding is sent too (as zeros) and the
+		 * kernel may read it as part of this message (an nlmsg_len
+		 * up to the aligned size): make the copy say the same.
+		 */
+		memset(m->b + m->len, 0, NLMSG_ALIGN(m->len) - m->len);
 		/*
 		 * After a message whose length is not what was sent, the
 		 * kernel stops or reads from the middle of the next one:
@@ -1659,7 +1671,7 @@ struct expect {
 	uint32_t len;		/* nlmsg_len */
 };
 
-static void expect_of(const struct msg *m, struct expect *e)
+static void expect_of(const struct msg *m, size_t avail, struct expect *e)
 {
 	const struct nlmsghdr *h = (const struct nlmsghdr *)m->b;
 	const struct genlmsghdr *g = (const void *)(m->b + NLMSG_HDRLEN);
@@ -1674,7 +1686,7 @@ static void expect_of(const struct msg *m, struct expect *e)
 	e->dump = (flags & NLM_F_DUMP) == NLM_F_DUMP;
 	e->ack = flags & NLM_F_ACK;
 	e->wellformed = h->nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN &&
-			h->nlmsg_len <= m->len && (flags & NLM_F_REQUEST);
+			h->nlmsg_len <= avail && (flags & NLM_F_REQUEST);
 	/*
 	 * Commands from resv_start_op (__GOBLIN_CMD_MAX) on get the strict
 	 * header check: reserved 0, no flags but REQUEST, ACK, ECHO, DUMP.
@@ -1934,7 +1946,9 @@ static void run_round(int fd, unsigned long i, const struct round *r,
 				 r->sub[0].b[NLMSG_HDRLEN] : 0;
 	}
 	for (s = 0; s < r->nsub && !failure; s++) {
-		expect_of(&r->sub[s], &e);
+		/* all but the last are followed by their padding */
+		expect_of(&r->sub[s], s + 1 < r->nsub ?
+			  NLMSG_ALIGN(r->sub[s].len) : r->sub[s].len, &e);
 		check_outcome(&e, &o[s], nobody);
 		if (e.wellformed) {
 			st.per_cmd[e.cmd]++;
