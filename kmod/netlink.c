@@ -9,13 +9,23 @@
  *
  * Locking: the family is not parallel_ops, so every doit and dumpit runs
  * under genl_mutex; the settings this file keeps itself (promotion, mlock,
- * cores, NUMA policy) need no other lock. The event senders run in any
- * context and only read gb_nl_ready under RCU.
+ * cores, NUMA policy) need no other lock. The one exception is the object
+ * dump, which lets go of genl_mutex now and then during its walk (see
+ * gb_nl_obj_yield()). The event senders run in any context and only read
+ * gb_nl_ready under RCU.
+ *
+ * Dumps: every dump walks its entries in ascending id order (ids only
+ * grow) and keeps the last id it sent in cb->ctx, so an entry that exists
+ * for the whole dump is sent exactly once whatever changes meanwhile.
+ * That is all uapi/linux/goblin.h promises, so no dump sets
+ * NLM_F_DUMP_INTR.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/mm.h>
@@ -50,8 +60,14 @@ static u8 gb_nl_numa_policy = GOBLIN_NUMA_LOCAL;
 static u32 gb_nl_numa_node;
 
 static bool gb_nl_ready;
-static atomic_t gb_nl_listener_gen = ATOMIC_INIT(1);
-static atomic_t gb_nl_conn_gen = ATOMIC_INIT(1);
+
+/*
+ * debugfs goblin/netlink/obj_dump_delay_us: busy-wait this long (at most
+ * 1000 us) per object an object dump looks at, to make the walk of a
+ * small test index as long as that of a big one.
+ */
+static struct dentry *gb_nl_dbg;
+static u32 gb_nl_dbg_obj_delay_us;
 static gb_conn_walk_fn gb_nl_conn_walk[GB_LISTENER_KIND_MAX];
 
 static struct genl_family gb_nl_family;
@@ -261,8 +277,6 @@ static void *gb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb)
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &gb_nl_family, NLM_F_MULTI,
 			  genl_dumpit_info(cb)->op.cmd);
-	if (hdr)
-		genl_dump_check_consistent(cb, hdr);
 	return hdr;
 }
 
@@ -684,8 +698,6 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 	err = ops->add(&cfg, info->extack);
 	if (err)
 		gb_nl_fallback_msg(info, err);
-	else
-		atomic_inc(&gb_nl_listener_gen);
 	return err;
 }
 
@@ -711,8 +723,6 @@ static int gb_nl_listener_del(struct sk_buff *skb, struct genl_info *info)
 	err = ops->del(&addr, info->extack);
 	if (err)
 		gb_nl_fallback_msg(info, err);
-	else
-		atomic_inc(&gb_nl_listener_gen);
 	return err;
 }
 
@@ -766,6 +776,8 @@ struct gb_nl_dump {
 	const u8 *prefix;
 	unsigned int plen;
 	unsigned int count;
+	unsigned int scanned;
+	u32 delay_us;
 };
 
 static int gb_nl_listener_visit(const struct gb_listener_info *li, void *arg)
@@ -809,7 +821,6 @@ static int gb_nl_listener_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	if (ctx->done)
 		return 0;
-	cb->seq = atomic_read(&gb_nl_listener_gen);
 	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
 		if (filter >= 0 && ctx->kind != filter)
 			continue;
@@ -947,7 +958,6 @@ static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	if (ctx->done)
 		return 0;
-	cb->seq = atomic_read(&gb_nl_conn_gen);
 	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
 		if (filter >= 0 && ctx->kind != filter)
 			continue;
@@ -1024,11 +1034,35 @@ static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
 	return gb_nl_reply_send(msg, hdr, info);
 }
 
+/* Objects an object dump looks at between two gb_nl_obj_yield() calls. */
+#define GB_NL_OBJ_BATCH	256
+
+/*
+ * A prefix that matches little makes one dumpit walk the whole index (it
+ * returns only once the message buffer is full or the walk is done), and
+ * genetlink holds genl_mutex, which every non-parallel family shares,
+ * around it. Let go of it between batches: the walk runs under RCU and
+ * object references only, its cursor is in cb->ctx (serialised by the
+ * netlink socket's dump mutex), and the module cannot go while a dump
+ * runs (the dump holds a module reference). genl_mutex is held exactly
+ * once here, by genetlink's dumpit wrapper.
+ */
+static void gb_nl_obj_yield(void)
+{
+	genl_unlock();
+	cond_resched();
+	genl_lock();
+}
+
 static int gb_nl_obj_visit(struct gb_obj *obj, void *arg)
 {
 	struct gb_nl_dump *d = arg;
 	void *hdr;
 
+	if (!(++d->scanned % GB_NL_OBJ_BATCH))
+		gb_nl_obj_yield();
+	if (unlikely(d->delay_us))
+		udelay(d->delay_us);
 	if (d->plen && (obj->klen < d->plen ||
 			memcmp(obj->key, d->prefix, d->plen)))
 		return 0;
@@ -1058,7 +1092,7 @@ static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		d.prefix = nla_data(prefix);
 		d.plen = nla_len(prefix);
 	}
-	cb->seq = gb_store_generation() ?: 1;
+	d.delay_us = min(READ_ONCE(gb_nl_dbg_obj_delay_us), 1000U);
 	err = gb_store_walk(&ctx->cursor, gb_nl_obj_visit, &d);
 	if (err == -EMSGSIZE && d.count)
 		return skb->len;
@@ -1209,7 +1243,6 @@ void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
 	struct sk_buff *skb;
 	void *hdr;
 
-	atomic_inc(&gb_nl_listener_gen);
 	rcu_read_lock();
 	skb = gb_nl_event_new(up ? GOBLIN_CMD_EVT_LISTENER_UP :
 				   GOBLIN_CMD_EVT_LISTENER_DOWN, &hdr);
@@ -1241,7 +1274,6 @@ void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
 	struct sk_buff *skb;
 	void *hdr;
 
-	atomic_inc(&gb_nl_conn_gen);
 	rcu_read_lock();
 	skb = gb_nl_event_new(open ? GOBLIN_CMD_EVT_CONN_OPEN :
 				     GOBLIN_CMD_EVT_CONN_CLOSE, &hdr);
@@ -1451,6 +1483,18 @@ static struct genl_family gb_nl_family = {
 	.n_mcgrps = ARRAY_SIZE(gb_nl_mcgrps),
 };
 
+static void gb_nl_dbg_init(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	gb_nl_dbg = debugfs_create_dir("netlink", dir);
+	dput(dir);
+	debugfs_create_u32("obj_dump_delay_us", 0600, gb_nl_dbg,
+			   &gb_nl_dbg_obj_delay_us);
+}
+
 int gb_netlink_init(void)
 {
 	int err;
@@ -1465,11 +1509,14 @@ int gb_netlink_init(void)
 	if (err)
 		return err;
 	WRITE_ONCE(gb_nl_ready, true);
+	gb_nl_dbg_init();
 	return 0;
 }
 
 void gb_netlink_exit(void)
 {
+	debugfs_remove(gb_nl_dbg);
+	gb_nl_dbg = NULL;
 	WRITE_ONCE(gb_nl_ready, false);
 	/* Wait for event senders that saw gb_nl_ready == true. */
 	synchronize_rcu();

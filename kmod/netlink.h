@@ -7,14 +7,14 @@
  * any time (also before the family is registered and after it is gone, in
  * which case it does nothing), and never fails from the caller's point of
  * view: events are best effort and dropped under memory pressure or when
- * nobody listens. The listener and connection events also bump the
- * generation counters that mark listener and connection dumps
- * NLM_F_DUMP_INTR, so transports must call them on every add/remove.
+ * nobody listens.
  *
  * Connection dumps: a transport that can enumerate its connections
  * registers a walker with gb_nl_set_conn_walk() at init and clears it
  * (walk = NULL) at exit. The walker must report connections with
- * id > *cursor in ascending id order, call @fn for each until @fn returns
+ * id > *cursor in ascending id order (ids of new connections must grow:
+ * that is what makes a dump report every connection that stays open
+ * exactly once), call @fn for each until @fn returns
  * non-zero (then stop and return that value), and return 0 at the end. It
  * is called in process context under genl_mutex; @fn never sleeps, so the
  * walker may hold spinlocks or RCU while calling it.

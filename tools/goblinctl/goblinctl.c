@@ -1109,6 +1109,63 @@ static int parse_obj(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return NL_OK;
 }
 
+struct key_pos {
+	const char *key;
+	size_t len;
+	size_t pos;
+};
+
+static int key_pos_cmp(const void *a, const void *b)
+{
+	const struct key_pos *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * An object replaced during a dump is reported twice, the new one after
+ * the old one (ascending object ids): keep the last record of each key,
+ * in dump order.
+ */
+static void recs_newest_per_key(struct recs *rs)
+{
+	struct key_pos *kp;
+	size_t i, o;
+
+	if (rs->n < 2)
+		return;
+	kp = xcalloc(rs->n, sizeof(*kp));
+	for (i = 0; i < rs->n; i++) {
+		const struct field *f = rec_get(rs->r[i], "key");
+
+		kp[i].key = f ? f->str : "";
+		kp[i].len = f ? f->u : 0;
+		kp[i].pos = i;
+	}
+	qsort(kp, rs->n, sizeof(*kp), key_pos_cmp);
+	for (i = 0; i + 1 < rs->n; i++) {
+		if (kp[i].len != kp[i + 1].len ||
+		    memcmp(kp[i].key, kp[i + 1].key, kp[i].len))
+			continue;
+		/* kp[i] is an older record of the same key: drop it */
+		for (o = 0; o < (size_t)rs->r[kp[i].pos]->n; o++)
+			free(rs->r[kp[i].pos]->f[o].str);
+		free(rs->r[kp[i].pos]);
+		rs->r[kp[i].pos] = NULL;
+	}
+	free(kp);
+	for (i = o = 0; i < rs->n; i++)
+		if (rs->r[i])
+			rs->r[o++] = rs->r[i];
+	rs->n = o;
+}
+
 struct numa_reply {
 	struct rec *top;
 	struct recs nodes;
@@ -1430,7 +1487,11 @@ static int cmd_object(int argc, char **argv)
 	} else if (argc != 1) {
 		die("usage: %s object list [--prefix P]", prog);
 	}
-	/* Retry a dump that raced with changes, then report what we got. */
+	/*
+	 * NLM_F_DUMP_INTR: the kernel could not promise that every object
+	 * present for the whole dump is in it exactly once. Retry, then
+	 * report what we got.
+	 */
 	for (tries = 0; tries < 3; tries++) {
 		recs_free(&rs);
 		msg = req_msg(GOBLIN_CMD_OBJ_GET, NLM_F_DUMP);
@@ -1443,6 +1504,7 @@ static int cmd_object(int argc, char **argv)
 	if (ret == 1)
 		fprintf(stderr, "%s: warning: objects changed during the dump\n",
 			prog);
+	recs_newest_per_key(&rs);
 	print_list(&rs, obj_cols);
 	recs_free(&rs);
 	return 0;

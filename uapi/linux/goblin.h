@@ -49,9 +49,16 @@
  * user: they carry no keys, values or client addresses. Connection dumps
  * (client addresses) and object lookups/dumps (keys) need CAP_NET_ADMIN.
  *
- * Dumps resume across messages; when the underlying set changed during a
- * dump, the message carrying the change has NLM_F_DUMP_INTR set and the
- * client should restart the dump if it needs a consistent snapshot.
+ * Dumps resume across messages from the id of the last entry sent:
+ * listeners, connections and objects are walked in ascending id order and
+ * ids only grow. An entry that exists from the start to the end of a dump
+ * is reported exactly once, whatever else changes meanwhile; one added or
+ * removed during the dump may or may not be. An object replaced during an
+ * object dump is a removal plus an addition: its key can be reported twice
+ * (old and new object, the new one after the old one). A dump is not a
+ * point-in-time snapshot. NLM_F_DUMP_INTR on a message means that this
+ * promise could not be kept and the client should restart the dump; the
+ * current module always keeps it and never sets the flag.
  *
  * Errors are negative errno values in NLMSG_ERROR with an extended ack
  * message (NLMSGERR_ATTR_MSG) and, where one attribute is at fault, its
