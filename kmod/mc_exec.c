@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -87,6 +88,36 @@ static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
 /* Longest meta header: "VA " + 20 + flags; keys may be base64 (344). */
 #define GB_META_HDR	(3 * MC_META_FLAGS_MAX * 24 + 2 * 344 + 64)
 
+/* A value whose tail could not be read (see gb_value_readable()). */
+#define GB_MC_ERR_UNREADABLE	"SERVER_ERROR cannot read value"
+
+/*
+ * Transports send the header of a value before its bytes, and the tail
+ * bytes are read only as they go out: an error there leaves the
+ * transport no way but to cut the connection. Read the first tail page
+ * before the header is queued, so that a tail that cannot be read (the
+ * store then drops the object) is answered with SERVER_ERROR instead. An
+ * error further into the tail still cuts the connection.
+ *
+ * Return: 0 if the value can be sent, else -errno from the store.
+ */
+static int gb_value_readable(struct gb_obj *obj)
+{
+	u32 head = gb_obj_head_len(obj);
+	unsigned int pgoff, seg;
+	struct page *pg;
+	int err;
+
+	if (obj->len <= head)
+		return 0;
+	err = gb_obj_get_page(obj, head, &pg, &pgoff, &seg);
+	if (err)
+		return err;
+	put_page(pg);
+	return 0;
+}
+
+/* Returns 0, 1 if the value cannot be read, or -errno if the sink failed. */
 static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
 		      const char *key, size_t klen, bool with_cas,
 		      bool touch, s64 abs)
@@ -104,6 +135,10 @@ static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
 	}
 	if (!obj)
 		return 0;
+	if (gb_value_readable(obj)) {
+		gb_obj_put(obj);
+		return 1;
+	}
 	if (with_cas)
 		n = scnprintf(hdr, sizeof(hdr), "VALUE %.*s %u %llu %llu\r\n",
 			      (int)klen, key, obj->flags, obj->len, obj->cas);
@@ -130,8 +165,17 @@ static int gb_mc_get(struct mc_req *req, struct gb_mc_sink *sink)
 	size_t klen;
 	int err;
 
+	/*
+	 * Like memcached when it cannot build a get response: drop what this
+	 * get queued so far and answer only SERVER_ERROR.
+	 */
+	sink->ops->mark(sink);
 	while (mc_next_key(req, &key, &klen)) {
 		err = gb_get_one(req, sink, key, klen, with_cas, touch, abs);
+		if (err == 1) {
+			sink->ops->rewind(sink);
+			return gb_line(sink, GB_MC_ERR_UNREADABLE);
+		}
 		if (err)
 			return err;
 	}
@@ -359,6 +403,10 @@ static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 	if (!obj)
 		return gb_meta_reply(sink, "EN", req, req->noreply);
+	if ((req->mflags & MC_MF('v')) && gb_value_readable(obj)) {
+		gb_obj_put(obj);
+		return gb_line(sink, GB_MC_ERR_UNREADABLE);
+	}
 
 	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
 	if (!buf) {

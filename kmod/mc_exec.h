@@ -25,14 +25,20 @@ struct gb_mc_sink;
 
 /**
  * struct gb_mc_sink_ops - where responses go
- * @text:  queue @len bytes of response text (copied)
- * @value: queue all value bytes of @obj; takes over the caller's reference
+ * @text:   queue @len bytes of response text (copied)
+ * @value:  queue all value bytes of @obj; takes over the caller's reference
+ * @mark:   remember the end of what is queued
+ * @rewind: drop what was queued since the last @mark (nothing of it has
+ *          been sent: gb_mc_exec() calls both within one request)
  *
- * Both return 0 or -errno (the transport then closes the connection).
+ * @text and @value return 0 or -errno (the transport then closes the
+ * connection).
  */
 struct gb_mc_sink_ops {
 	int (*text)(struct gb_mc_sink *sink, const char *p, size_t len);
 	int (*value)(struct gb_mc_sink *sink, struct gb_obj *obj);
+	void (*mark)(struct gb_mc_sink *sink);
+	void (*rewind)(struct gb_mc_sink *sink);
 };
 
 struct gb_mc_sink {

@@ -1052,9 +1052,6 @@ static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
  */
 static void gb_nl_obj_yield(void)
 {
-#ifdef CONFIG_LOCKDEP
-	WARN_ON_ONCE(!lockdep_genl_is_held());
-#endif
 	genl_unlock();
 	cond_resched();
 	genl_lock();

@@ -126,6 +126,9 @@ struct gb_tcp_conn {
 
 	struct list_head out;
 	size_t out_bytes;
+	struct gb_out *mark;	/* sink mark: last entry then (NULL: none) */
+	u64 mark_len;		/* its length then */
+	size_t mark_bytes;	/* out_bytes then */
 
 	u64 requests;
 	u64 bytes_in;
@@ -231,11 +234,6 @@ static int gb_sink_value(struct gb_mc_sink *sink, struct gb_obj *obj)
 	return 0;
 }
 
-static const struct gb_mc_sink_ops gb_tcp_sink_ops = {
-	.text = gb_sink_text,
-	.value = gb_sink_value,
-};
-
 static void gb_out_free(struct gb_out *e)
 {
 	list_del(&e->node);
@@ -243,6 +241,43 @@ static void gb_out_free(struct gb_out *e)
 		gb_obj_put(e->obj);
 	kfree(e);
 }
+
+static void gb_sink_mark(struct gb_mc_sink *sink)
+{
+	struct gb_tcp_conn *c = container_of(sink, struct gb_tcp_conn, sink);
+
+	c->mark = list_empty(&c->out) ? NULL :
+		  list_last_entry(&c->out, struct gb_out, node);
+	c->mark_len = c->mark ? c->mark->len : 0;
+	c->mark_bytes = c->out_bytes;
+}
+
+/*
+ * Nothing is sent while a request executes, so the entries queued since
+ * the mark are untouched and the mark entry only grew (text appended).
+ */
+static void gb_sink_rewind(struct gb_mc_sink *sink)
+{
+	struct gb_tcp_conn *c = container_of(sink, struct gb_tcp_conn, sink);
+	struct gb_out *e;
+
+	while (!list_empty(&c->out)) {
+		e = list_last_entry(&c->out, struct gb_out, node);
+		if (e == c->mark)
+			break;
+		gb_out_free(e);
+	}
+	if (c->mark)
+		c->mark->len = c->mark_len;
+	c->out_bytes = c->mark_bytes;
+}
+
+static const struct gb_mc_sink_ops gb_tcp_sink_ops = {
+	.text = gb_sink_text,
+	.value = gb_sink_value,
+	.mark = gb_sink_mark,
+	.rewind = gb_sink_rewind,
+};
 
 /* Send queued output until done or the socket is full. */
 static int gb_conn_flush(struct gb_tcp_conn *c)
