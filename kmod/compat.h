@@ -51,9 +51,11 @@
  * Either way the socket buffers reference @page instead of copying it
  * (when the route does scatter-gather, as every real device and loopback
  * does), so the page must not be rewritten until its count drops: the
- * pool's quarantine and the immutability of tail pages see to that. Both
- * need sendpage_ok() pages, which head (alloc_pages) and page-cache pages
- * are.
+ * pool's quarantine and the immutability of tail pages see to that. The
+ * page must pass sendpage_ok() (not slab, count >= 1): MSG_SPLICE_PAGES
+ * fails such a page with -EIO and a warning, kernel_sendpage() silently
+ * copies it. Head pages (alloc_pages), page-cache pages and the bounce page
+ * of gb_tail_get_page() (alloc_page) all pass.
  *
  * Return: bytes sent, or -errno (-EAGAIN with MSG_DONTWAIT on a full socket).
  */

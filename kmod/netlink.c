@@ -1481,7 +1481,11 @@ static struct genl_family gb_nl_family = {
 	.module = THIS_MODULE,
 	.ops = gb_nl_ops,
 	.n_ops = ARRAY_SIZE(gb_nl_ops),
-	.resv_start_op = __GOBLIN_CMD_MAX,
+	/*
+	 * Every command is new-style: genetlink rejects a nonzero
+	 * genlmsghdr.reserved and nlmsg_flags beyond REQUEST/ACK/ECHO/DUMP.
+	 */
+	.resv_start_op = GOBLIN_CMD_UNSPEC + 1,
 	.mcgrps = gb_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(gb_nl_mcgrps),
 };
