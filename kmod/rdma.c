@@ -112,6 +112,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/netlink.h>
 #include <linux/kernel.h>
@@ -120,10 +121,13 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/poison.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
@@ -268,6 +272,7 @@ struct gb_rdma_conn {
 	u32 rd_sges;		/* sges per SET READ (likewise) */
 	u32 rd_max;		/* bytes per SET READ */
 	int sq_size;		/* sq_avail when nothing is outstanding */
+	u32 ncqe;		/* CQ entries (conn->cq->cqe) */
 
 	u32 nrx;
 	u8 *rxbuf;
@@ -334,6 +339,76 @@ static struct workqueue_struct *gb_rdma_wq;	/* setup, teardown, timers */
 static struct workqueue_struct *gb_rdma_io_wq;	/* conn->work */
 
 static void gb_rdma_conn_close(struct gb_rdma_conn *conn);
+
+/* ---------------------------------------------------------------------- */
+/* fault injection for the functional tests (debugfs goblin/rdma-fault/) */
+
+/*
+ * Race windows of the connection lifecycle are microseconds wide on real
+ * hardware; these knobs (all 0 = off) widen them so that tests/func/rdma
+ * can hit them on demand. Only root can write them (debugfs, mode 0600).
+ */
+static u32 gb_rdma_fault_release_ms;	/* release: before the QP drain */
+static u32 gb_rdma_fault_late_ms;	/* release/reject: after unaccounting */
+static u32 gb_rdma_fault_setup_ms;	/* connect: before the final check */
+static u32 gb_rdma_fault_accept_ms;	/* connect: after rdma_accept() */
+static u32 gb_rdma_fault_remove_ms;	/* device .remove: at the end */
+static u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
+static bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
+
+#define GB_RDMA_FAULT_DELAY_MAX	60000U
+
+static void gb_rdma_fault_delay(const u32 *ms)
+{
+	u32 v = READ_ONCE(*ms);
+
+	if (unlikely(v))
+		msleep(min(v, GB_RDMA_FAULT_DELAY_MAX));
+}
+
+/* Freed connection, listener and device state kept while poisoned. */
+struct gb_rdma_grave {
+	struct list_head node;
+	void *obj;
+};
+
+static LIST_HEAD(gb_rdma_graves);
+static DEFINE_SPINLOCK(gb_rdma_graves_lock);
+
+/*
+ * kfree() @obj; with the poison knob set, fill it with POISON_FREE and
+ * keep it until module unload instead, so that a use after free reads
+ * the poison (a listener id of 0x6b6b6b6b, a wild pointer) every time.
+ */
+static void gb_rdma_free_state(void *obj, size_t size)
+{
+	struct gb_rdma_grave *g;
+
+	if (!obj)
+		return;
+	g = READ_ONCE(gb_rdma_fault_poison) ?
+	    kmalloc(sizeof(*g), GFP_KERNEL) : NULL;
+	if (!g) {
+		kfree(obj);
+		return;
+	}
+	memset(obj, POISON_FREE, size);
+	g->obj = obj;
+	spin_lock(&gb_rdma_graves_lock);
+	list_add(&g->node, &gb_rdma_graves);
+	spin_unlock(&gb_rdma_graves_lock);
+}
+
+static void gb_rdma_graves_free(void)
+{
+	struct gb_rdma_grave *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &gb_rdma_graves, node) {
+		list_del(&g->node);
+		kfree(g->obj);
+		kfree(g);
+	}
+}
 
 /* ---------------------------------------------------------------------- */
 /* errors */
@@ -1510,7 +1585,7 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	kfree(conn->txbuf);
 	kfree(conn->rx);
 	kfree(conn->tx);
-	kfree(conn);
+	gb_rdma_free_state(conn, sizeof(*conn));
 }
 
 static void gb_rdma_conn_release(struct work_struct *work)
@@ -1527,6 +1602,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	cancel_work_sync(&conn->work);
 	cancel_delayed_work_sync(&conn->idle);
 	rdma_disconnect(conn->cm_id);
+	gb_rdma_fault_delay(&gb_rdma_fault_release_ms);
 	ib_drain_qp(conn->qp);
 
 	/* Every WR has completed: release what they referenced. */
@@ -1566,10 +1642,20 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	gb_rdma_stats_add(&gb_rdma_closed, &conn->st, conn->errors);
 	mutex_unlock(&gb_rdma_lock);
 	wake_up_all(&gb_rdma_waitq);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 	gb_nl_event_conn(GB_LISTENER_RDMA, conn->lis->id, conn->id,
 			 &conn->cm_id_peer, false);
 	pr_debug("conn %llu closed\n", conn->id);
 	gb_rdma_conn_free_mem(conn);
+}
+
+/* The device's CQ size limit (or the fault knob's, if lower). */
+static u32 gb_rdma_max_cqe(struct ib_device *ibdev)
+{
+	u32 knob = READ_ONCE(gb_rdma_fault_max_cqe);
+	u32 max = ibdev->attrs.max_cqe;
+
+	return knob ? min(knob, max) : max;
 }
 
 /* Find or create the device state; gb_rdma_lock held. */
@@ -1761,7 +1847,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	ctxs = conn->nwin * conn->cpw + conn->crd;
 
 	/* a flushed QP completes every WR, signaled or not */
-	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, ibdev->attrs.max_cqe);
+	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, gb_rdma_max_cqe(ibdev));
 	conn->cq = ib_alloc_cq(ibdev, conn, ncqe,
 			       conn->id % ibdev->num_comp_vectors,
 			       IB_POLL_WORKQUEUE);
@@ -1786,6 +1872,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	if (ret)
 		goto free_cq;
 	conn->qp = conn->cm_id->qp;
+	conn->ncqe = conn->cq->cqe;
 
 	ret = ib_query_qp(conn->qp, &attr, IB_QP_CAP, &got);
 	if (ret)
@@ -1924,6 +2011,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	conn->client_avail = conn->grant;
 	conn->peer_credits = conn->geom.credits;
 
+	gb_rdma_fault_delay(&gb_rdma_fault_setup_ms);
 	mutex_lock(&gb_rdma_lock);
 	if (lis->dying || dev->dead) {
 		mutex_unlock(&gb_rdma_lock);
@@ -1957,6 +2045,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	conn->last_req = jiffies;
 	conn->last_rx = jiffies;
 	ret = rdma_accept(id, &cp);
+	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
 		pr_warn_ratelimited("accept failed: %d\n", ret);
 		gb_rdma_conn_close(conn);
@@ -1971,6 +2060,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 reject_free:
 	gb_rdma_unaccount(conn);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 	gb_rdma_conn_free_mem(conn);
 	gb_rdma_reject(id, reason, detail);
 	return 1;
@@ -2203,7 +2293,7 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 	wait_event(gb_rdma_waitq, READ_ONCE(lis->nconns) == 0);
 	pr_info("listener %u: stopped\n", lis->id);
 	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
-	kfree(lis);
+	gb_rdma_free_state(lis, sizeof(*lis));
 }
 
 static int gb_rdma_lis_del(const struct sockaddr_storage *addr,
@@ -2361,6 +2451,7 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 {
 	struct gb_rdma_stats *st;
 	struct gb_rdma_conn *conn;
+	struct gb_rdma_dev *dev;
 	u32 conns;
 
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
@@ -2373,25 +2464,114 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 		   st->bytes_written, st->bytes_read, st->bytes_read_direct);
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(dev, &gb_rdma_devs, node)
+		seq_printf(m, "dev %s pd %d conns %u dead %d\n",
+			   dev_name(&dev->ibdev->dev), !!dev->pd, dev->nconns,
+			   dev->dead);
+	/* sq, rq: most WRs ever outstanding on each queue, drain included */
 	list_for_each_entry(conn, &gb_rdma_conns, node)
-		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu\n",
+		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u\n",
 			   conn->id, conn->use_mr, conn->mr_quiesce, conn->nwin,
 			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
-			   conn->st.rw_mr_ctxs);
+			   conn->st.rw_mr_ctxs, conn->ncqe, conn->sq_size + 1,
+			   conn->nrx + 1);
 	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_rdma_dbg);
 
+/*
+ * rdma-fault/qp_fatal: write a connection id to raise IB_EVENT_QP_FATAL on
+ * its QP from timer (softirq) context while process context holds
+ * conn->lock with BHs enabled, as siw and bnxt_re can deliver it while a
+ * completion handler holds the lock. The write returns once the event
+ * was delivered (or -ETIMEDOUT).
+ */
+struct gb_rdma_inject {
+	struct timer_list timer;
+	struct gb_rdma_conn *conn;
+	bool fired;
+};
+
+static void gb_rdma_inject_fire(struct timer_list *t)
+{
+	struct gb_rdma_inject *inj = from_timer(inj, t, timer);
+	struct ib_event ev = {
+		.device = inj->conn->dev->ibdev,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	ev.element.qp = inj->conn->qp;
+	gb_rdma_qp_event(&ev, inj->conn);
+	WRITE_ONCE(inj->fired, true);
+}
+
+static ssize_t gb_rdma_fault_qp_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct gb_rdma_inject inj = {};
+	struct gb_rdma_conn *conn;
+	int ret, i;
+	u64 id;
+
+	ret = kstrtou64_from_user(ubuf, len, 0, &id);
+	if (ret)
+		return ret;
+	mutex_lock(&gb_rdma_lock);	/* keeps the connection listed */
+	ret = -ENOENT;
+	list_for_each_entry(conn, &gb_rdma_conns, node) {
+		if (conn->id != id || test_bit(GB_CONN_CLOSING, &conn->flags))
+			continue;
+		inj.conn = conn;
+		timer_setup_on_stack(&inj.timer, gb_rdma_inject_fire, 0);
+		spin_lock(&conn->lock);
+		inj.timer.expires = jiffies + 1;
+		add_timer_on(&inj.timer, smp_processor_id());
+		for (i = 0; i < 500 && !READ_ONCE(inj.fired); i++)
+			mdelay(1);
+		spin_unlock(&conn->lock);
+		del_timer_sync(&inj.timer);
+		destroy_timer_on_stack(&inj.timer);
+		ret = inj.fired ? 0 : -ETIMEDOUT;
+		break;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations gb_rdma_fault_qp_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = gb_rdma_fault_qp_write,
+};
+
+static struct dentry *gb_rdma_fault_dir;
+
 static void gb_rdma_dbg_init(void)
 {
-	struct dentry *dir = debugfs_lookup("goblin", NULL);
+	struct dentry *dir = debugfs_lookup("goblin", NULL), *f;
 
 	if (IS_ERR_OR_NULL(dir))
 		return;
 	gb_rdma_dbg = debugfs_create_file("rdma", 0400, dir, NULL,
 					  &gb_rdma_dbg_fops);
+	f = debugfs_create_dir("rdma-fault", dir);
 	dput(dir);
+	if (IS_ERR(f))
+		return;
+	gb_rdma_fault_dir = f;
+	debugfs_create_u32("release_delay_ms", 0600, f,
+			   &gb_rdma_fault_release_ms);
+	debugfs_create_u32("late_delay_ms", 0600, f, &gb_rdma_fault_late_ms);
+	debugfs_create_u32("setup_delay_ms", 0600, f, &gb_rdma_fault_setup_ms);
+	debugfs_create_u32("accept_delay_ms", 0600, f,
+			   &gb_rdma_fault_accept_ms);
+	debugfs_create_u32("remove_delay_ms", 0600, f,
+			   &gb_rdma_fault_remove_ms);
+	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
+	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
+	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2461,7 +2641,8 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	ib_dealloc_pd(dev->pd);
 	pr_info("released device %s\n", dev_name(&ibdev->dev));
 	gb_nl_event_device(dev_name(&ibdev->dev), false);
-	kfree(dev);
+	gb_rdma_free_state(dev, sizeof(*dev));
+	gb_rdma_fault_delay(&gb_rdma_fault_remove_ms);
 }
 
 static struct ib_client gb_rdma_ib_client = {
@@ -2542,6 +2723,8 @@ void gb_rdma_exit(void)
 
 	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
+	debugfs_remove(gb_rdma_fault_dir);
+	gb_rdma_fault_dir = NULL;
 	debugfs_remove(gb_rdma_dbg);
 	gb_rdma_dbg = NULL;
 	for (;;) {
@@ -2565,4 +2748,5 @@ void gb_rdma_exit(void)
 	ib_unregister_client(&gb_rdma_ib_client);
 	destroy_workqueue(gb_rdma_io_wq);
 	destroy_workqueue(gb_rdma_wq);
+	gb_rdma_graves_free();
 }
