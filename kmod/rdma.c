@@ -106,8 +106,13 @@
  * disconnects, drains the QP (no completion can run afterwards), cancels
  * conn->work, releases every page/object still held, destroys the QP, the
  * CQ and finally the cm_id (which waits for a running cm handler), then
- * unlinks and frees the connection. The subsystem mutex is never held
- * while calling rdma_destroy_id(), because cm handlers take it.
+ * unlinks the connection and frees it (unmapping its buffers from the
+ * device). Only then does it give back its slot in the listener's and the
+ * device's counts (gb_rdma_slot_put()): device removal and module unload
+ * wait for those counts and free the device state as soon as they drop,
+ * and listener delete frees the listener. A refused connect follows the
+ * same order. The subsystem mutex is never
+ * held while calling rdma_destroy_id(), because cm handlers take it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
@@ -1588,10 +1593,39 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	gb_rdma_free_state(conn, sizeof(*conn));
 }
 
+/**
+ * gb_rdma_slot_put() - give back a connection slot, the last teardown step
+ * @lis:     listener the connection came in on
+ * @dev:     device state it used
+ * @refused: the connect was refused (count it)
+ *
+ * gb_rdma_lis_stop(), gb_rdma_remove_one() and gb_rdma_exit() free the
+ * listener, the device state and the module as soon as the counts they
+ * wait for drop, so the caller must have released everything that needs
+ * them (DMA mappings of the device, the listener id for the close event)
+ * and must not touch them, or the connection, afterwards.
+ */
+static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
+			     struct gb_rdma_dev *dev, bool refused)
+{
+	mutex_lock(&gb_rdma_lock);
+	lis->nconns--;
+	dev->nconns--;
+	gb_rdma_nconns--;
+	if (refused) {
+		lis->refused++;
+		gb_rdma_rejects++;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	wake_up_all(&gb_rdma_waitq);
+}
+
 static void gb_rdma_conn_release(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
 						 release);
+	struct gb_rdma_listener *lis = conn->lis;
+	struct gb_rdma_dev *dev = conn->dev;
 	struct gb_rdma_tx *tx, *ttmp;
 	u32 i;
 
@@ -1636,17 +1670,14 @@ static void gb_rdma_conn_release(struct work_struct *work)
 
 	mutex_lock(&gb_rdma_lock);
 	list_del(&conn->node);
-	conn->lis->nconns--;
-	conn->dev->nconns--;
-	gb_rdma_nconns--;
 	gb_rdma_stats_add(&gb_rdma_closed, &conn->st, conn->errors);
 	mutex_unlock(&gb_rdma_lock);
-	wake_up_all(&gb_rdma_waitq);
-	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
-	gb_nl_event_conn(GB_LISTENER_RDMA, conn->lis->id, conn->id,
+	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
 			 &conn->cm_id_peer, false);
 	pr_debug("conn %llu closed\n", conn->id);
-	gb_rdma_conn_free_mem(conn);
+	gb_rdma_conn_free_mem(conn);	/* unmaps from dev->ibdev */
+	gb_rdma_slot_put(lis, dev, false);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 }
 
 /* The device's CQ size limit (or the fault knob's, if lower). */
@@ -1910,18 +1941,6 @@ free_cq:
 	return ret;
 }
 
-static void gb_rdma_unaccount(struct gb_rdma_conn *conn)
-{
-	mutex_lock(&gb_rdma_lock);
-	conn->lis->nconns--;
-	conn->lis->refused++;
-	conn->dev->nconns--;
-	gb_rdma_nconns--;
-	gb_rdma_rejects++;
-	mutex_unlock(&gb_rdma_lock);
-	wake_up_all(&gb_rdma_waitq);
-}
-
 /**
  * gb_rdma_connect_request() - handle RDMA_CM_EVENT_CONNECT_REQUEST
  * @id:  the new connection's cm_id (context: the listener)
@@ -1970,14 +1989,9 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn) {
-		mutex_lock(&gb_rdma_lock);
-		lis->nconns--;
-		dev->nconns--;
-		gb_rdma_nconns--;
-		mutex_unlock(&gb_rdma_lock);
-		wake_up_all(&gb_rdma_waitq);
-		reason = GB_RDMA_REJ_NOMEM;
-		goto reject_count;
+		gb_rdma_reject(id, GB_RDMA_REJ_NOMEM, 0);
+		gb_rdma_slot_put(lis, dev, true);
+		return 1;
 	}
 	conn->kind = GB_KIND_CONN;
 	conn->lis = lis;
@@ -2059,10 +2073,10 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	return 0;
 
 reject_free:
-	gb_rdma_unaccount(conn);
-	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
-	gb_rdma_conn_free_mem(conn);
+	gb_rdma_conn_free_mem(conn);	/* unmaps from dev->ibdev */
 	gb_rdma_reject(id, reason, detail);
+	gb_rdma_slot_put(lis, dev, true);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 	return 1;
 
 reject_count:
