@@ -109,9 +109,10 @@
  * unlinks the connection and frees it (unmapping its buffers from the
  * device). Only then does it give back its slot in the listener's and the
  * device's counts (gb_rdma_slot_put()): device removal and module unload
- * wait for those counts and free the device state as soon as they drop,
- * and listener delete frees the listener. A refused connect follows the
- * same order. The subsystem mutex is never
+ * wait for those counts and free the device state as soon as they drop;
+ * a stopped listener is freed by whoever drops its count to zero (so
+ * listener delete never waits for connections). A refused connect
+ * follows the same order. The subsystem mutex is never
  * held while calling rdma_destroy_id(), because cm handlers take it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
@@ -187,6 +188,7 @@ struct gb_rdma_listener {
 	u64 conns_total;
 	u64 refused;
 	bool dying;
+	bool stopped;		/* no cm_id any more: freed with the last conn */
 	struct delayed_work rebind;
 };
 
@@ -1599,15 +1601,18 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
  * @dev:     device state it used
  * @refused: the connect was refused (count it)
  *
- * gb_rdma_lis_stop(), gb_rdma_remove_one() and gb_rdma_exit() free the
- * listener, the device state and the module as soon as the counts they
- * wait for drop, so the caller must have released everything that needs
- * them (DMA mappings of the device, the listener id for the close event)
- * and must not touch them, or the connection, afterwards.
+ * gb_rdma_remove_one() and gb_rdma_exit() free the device state and the
+ * module as soon as the counts they wait for drop, and the last slot of a
+ * stopped listener frees it here, so the caller must have released
+ * everything that needs them (DMA mappings of the device, the listener id
+ * for the close event) and must not touch them, or the connection,
+ * afterwards.
  */
 static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
 			     struct gb_rdma_dev *dev, bool refused)
 {
+	bool free_lis;
+
 	mutex_lock(&gb_rdma_lock);
 	lis->nconns--;
 	dev->nconns--;
@@ -1616,8 +1621,11 @@ static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
 		lis->refused++;
 		gb_rdma_rejects++;
 	}
+	free_lis = lis->stopped && !lis->nconns;
 	mutex_unlock(&gb_rdma_lock);
 	wake_up_all(&gb_rdma_waitq);
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
 }
 
 static void gb_rdma_conn_release(struct work_struct *work)
@@ -2285,11 +2293,21 @@ free:
 	return ret;
 }
 
-/* Stop @lis (already unlinked and marked dying) and free it. */
+/**
+ * gb_rdma_lis_stop() - stop a listener (already unlinked and marked dying)
+ * @lis: the listener
+ *
+ * Destroys the listening cm_id, which waits for connect handlers running
+ * on it, so no connection can be added to @lis afterwards; then closes its
+ * connections without waiting for them (listener delete runs under
+ * genl_mutex). @lis is freed here if it has no connection left, else by
+ * the release of its last one (gb_rdma_slot_put()).
+ */
 static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 {
 	struct rdma_cm_id *id;
 	struct gb_rdma_conn *conn;
+	bool free_lis;
 
 	cancel_delayed_work_sync(&lis->rebind);
 	mutex_lock(&gb_rdma_lock);
@@ -2298,16 +2316,18 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 	mutex_unlock(&gb_rdma_lock);
 	if (id)
 		rdma_destroy_id(id);
+	pr_info("listener %u: stopped\n", lis->id);
+	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
 
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(conn, &gb_rdma_conns, node)
 		if (conn->lis == lis)
 			gb_rdma_conn_close(conn);
+	lis->stopped = true;
+	free_lis = !lis->nconns;
 	mutex_unlock(&gb_rdma_lock);
-	wait_event(gb_rdma_waitq, READ_ONCE(lis->nconns) == 0);
-	pr_info("listener %u: stopped\n", lis->id);
-	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
-	gb_rdma_free_state(lis, sizeof(*lis));
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
 }
 
 static int gb_rdma_lis_del(const struct sockaddr_storage *addr,
