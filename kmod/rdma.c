@@ -1574,6 +1574,10 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	struct ib_device *ibdev = conn->dev ? conn->dev->ibdev : NULL;
 	u32 i;
 
+	/* nothing may still run on the connection (see conn->release) */
+	WARN_ON_ONCE(delayed_work_pending(&conn->idle) ||
+		     work_pending(&conn->work));
+
 	if (conn->win) {
 		for (i = 0; i < conn->nwin_alloc; i++)
 			kvfree(conn->win[i].sgl);
@@ -1673,8 +1677,12 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	rdma_destroy_qp(conn->cm_id);
 	ib_free_cq(conn->cq);
 	rdma_destroy_id(conn->cm_id);
-	/* No completion or cm handler can kick conn->work any more. */
+	/*
+	 * No completion or cm handler can kick conn->work or arm conn->idle
+	 * any more (the connect handler may have run until now).
+	 */
 	cancel_work_sync(&conn->work);
+	cancel_delayed_work_sync(&conn->idle);
 
 	mutex_lock(&gb_rdma_lock);
 	list_del(&conn->node);
@@ -2066,6 +2074,14 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	cp.rnr_retry_count = 7;
 	conn->last_req = jiffies;
 	conn->last_rx = jiffies;
+	/*
+	 * Arm the idle timer before the connection can close: once accepted
+	 * it may (a bad first record), and conn->release cancels the timer
+	 * again after rdma_destroy_id(), which waits for this handler.
+	 */
+	if (lis->cfg.idle_timeout)
+		queue_delayed_work(gb_rdma_wq, &conn->idle,
+				   gb_rdma_idle_jiffies(conn));
 	ret = rdma_accept(id, &cp);
 	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
@@ -2073,9 +2089,6 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 		gb_rdma_conn_close(conn);
 		return 0;
 	}
-	if (lis->cfg.idle_timeout)
-		queue_delayed_work(gb_rdma_wq, &conn->idle,
-				   gb_rdma_idle_jiffies(conn));
 	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
 			 &conn->cm_id_peer, true);
 	return 0;
