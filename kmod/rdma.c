@@ -290,7 +290,14 @@ struct gb_rdma_conn {
 	u64 txdma;
 	struct gb_rdma_tx *tx;
 
-	spinlock_t lock;		/* protects the lists below */
+	/*
+	 * Protects the lists below. Process context only: completion
+	 * handlers (the CQ polls from ib_comp_wq), conn->work, conn->release
+	 * and the netlink/debugfs readers; never taken from QP or CQ event
+	 * handlers, which may run in (soft) interrupt context - plain
+	 * spin_lock() with BHs enabled would deadlock against them.
+	 */
+	spinlock_t lock;
 	struct list_head rxq;		/* received, not yet seen by work */
 	struct list_head tx_done;	/* completed sends */
 	bool read_done;
@@ -318,6 +325,7 @@ struct gb_rdma_conn {
 	struct rdma_rw_ctx rd_ctx;
 	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
 
+	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
 	struct ib_cqe read_cqe;
 	struct work_struct work;
@@ -431,6 +439,7 @@ static const char * const gb_rdma_err_names[GB_RDMA_E_NR] = {
 	[GB_RDMA_E_REJECT] = "connect rejected",
 };
 
+/* Process context only (conn->lock). */
 static void gb_rdma_count(struct gb_rdma_conn *conn, enum gb_rdma_err kind)
 {
 	spin_lock(&conn->lock);
@@ -538,6 +547,12 @@ static void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	gb_rdma_kick(conn);
 }
 
+/*
+ * QP events may be delivered in any context, softirq and hardirq included
+ * (siw raises QP_FATAL from softirq, bnxt_re from a tasklet), so this
+ * takes no lock and does not sleep: it records the first fatal event and
+ * queues the teardown; conn->release counts and logs it.
+ */
 static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct gb_rdma_conn *conn = ctx;
@@ -549,7 +564,8 @@ static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		gb_rdma_fail(conn, GB_RDMA_E_RDMA, ib_event_msg(ev->event));
+		cmpxchg(&conn->qp_event, 0, ev->event + 1);
+		gb_rdma_conn_close(conn);
 		break;
 	default:
 		break;
@@ -1674,8 +1690,14 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
 
-	rdma_destroy_qp(conn->cm_id);
+	rdma_destroy_qp(conn->cm_id);	/* no QP event after this */
 	ib_free_cq(conn->cq);
+	if (READ_ONCE(conn->qp_event)) {
+		gb_rdma_count(conn, GB_RDMA_E_RDMA);
+		pr_warn_ratelimited("conn %llu: %s (%s), closing\n", conn->id,
+				    gb_rdma_err_names[GB_RDMA_E_RDMA],
+				    ib_event_msg(conn->qp_event - 1));
+	}
 	rdma_destroy_id(conn->cm_id);
 	/*
 	 * No completion or cm handler can kick conn->work or arm conn->idle
