@@ -2089,9 +2089,15 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	acc.conn_id = cpu_to_le64(conn->id);
 	cp.private_data = &acc;
 	cp.private_data_len = sizeof(acc);
-	cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
+	/*
+	 * ib_cm and iw_cm present the REQ from our side already:
+	 * initiator_depth is how many RDMA READs we may have outstanding at
+	 * the client (its responder_resources), responder_resources how
+	 * many of its READs we serve (its initiator_depth). No swap here.
+	 */
+	cp.responder_resources = min_t(u32, ev->param.conn.responder_resources,
 				       id->device->attrs.max_qp_rd_atom);
-	cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
+	cp.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
 				   id->device->attrs.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 7;
 	conn->last_req = jiffies;
