@@ -2003,6 +2003,15 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				       ev->param.conn.private_data_len, &geom);
 	if (reason)
 		goto reject_count;
+	/* our view (see the accept below): READs we may issue to the client */
+	if (!ev->param.conn.initiator_depth) {
+		reason = GB_RDMA_REJ_READ;
+		goto reject_count;
+	}
+	if (!id->device->attrs.max_qp_init_rd_atom) {
+		reason = GB_RDMA_REJ_DEVICE;
+		goto reject_count;
+	}
 
 	mutex_lock(&gb_rdma_lock);
 	if (lis->dying) {
