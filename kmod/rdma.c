@@ -6,9 +6,11 @@
  * Objects and contexts
  * --------------------
  *  gb_rdma_listener  one rdma_cm listening id per configured address.
- *  gb_rdma_dev       per ib_device state (PD), created by the first
- *                    connection on the device, freed by our ib_client's
- *                    .remove (device unregistration or module unload).
+ *  gb_rdma_dev       per ib_device state, from our ib_client's .add to
+ *                    its .remove (device unregistration or module
+ *                    unload); its PD is allocated by the first connection
+ *                    on the device. Connect requests for a device without
+ *                    state (e.g. after .remove) are refused.
  *  gb_rdma_conn      one RC QP with one CQ (IB_POLL_WORKQUEUE), a ring of
  *                    receive records, a pool of send records, and the
  *                    client's bulk windows.
@@ -1727,29 +1729,39 @@ static u32 gb_rdma_max_cqe(struct ib_device *ibdev)
 	return knob ? min(knob, max) : max;
 }
 
-/* Find or create the device state; gb_rdma_lock held. */
+/**
+ * gb_rdma_dev_get() - the device state of a connect request; lock held
+ * @ibdev: the request's device
+ *
+ * The state exists from our ib_client's .add to its .remove, and only
+ * then: rdma_cm can still deliver connect requests for a device whose
+ * .remove has run (wildcard listeners, the rebind), and creating state
+ * (a PD) for them would leak it. The PD is allocated on first use.
+ *
+ * Return: the state, or ERR_PTR(-ENODEV) (no state or going away) or the
+ * error of ib_alloc_pd().
+ */
 static struct gb_rdma_dev *gb_rdma_dev_get(struct ib_device *ibdev)
 {
 	struct gb_rdma_dev *dev;
+	struct ib_pd *pd;
 
-	list_for_each_entry(dev, &gb_rdma_devs, node)
-		if (dev->ibdev == ibdev)
-			return dev->dead ? ERR_PTR(-ENODEV) : dev;
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	dev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		int err = PTR_ERR(dev->pd);
-
-		kfree(dev);
-		return ERR_PTR(err);
+	list_for_each_entry(dev, &gb_rdma_devs, node) {
+		if (dev->ibdev != ibdev)
+			continue;
+		if (dev->dead)
+			return ERR_PTR(-ENODEV);
+		if (dev->pd)
+			return dev;
+		pd = ib_alloc_pd(ibdev, 0);
+		if (IS_ERR(pd))
+			return ERR_CAST(pd);
+		dev->pd = pd;
+		pr_info("using device %s\n", dev_name(&ibdev->dev));
+		gb_nl_event_device(dev_name(&ibdev->dev), true);
+		return dev;
 	}
-	dev->ibdev = ibdev;
-	list_add_tail(&dev->node, &gb_rdma_devs);
-	pr_info("using device %s\n", dev_name(&ibdev->dev));
-	gb_nl_event_device(dev_name(&ibdev->dev), true);
-	return dev;
+	return ERR_PTR(-ENODEV);
 }
 
 static void gb_rdma_reject(struct rdma_cm_id *id, u32 reason, u32 detail)
@@ -2661,8 +2673,17 @@ static void gb_rdma_dbg_init(void)
 /* ---------------------------------------------------------------------- */
 /* device removal */
 
+/* ib_client .add: a device appeared (or existed at load); no PD yet. */
 static int gb_rdma_add_one(struct ib_device *ibdev)
 {
+	struct gb_rdma_dev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	mutex_lock(&gb_rdma_lock);
+	list_add_tail(&dev->node, &gb_rdma_devs);
+	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }
 
@@ -2674,7 +2695,9 @@ static int gb_rdma_add_one(struct ib_device *ibdev)
  * Runs before rdma_cm's own removal (clients are removed in LIFO order), so
  * the connections' cm_ids are still valid: close every connection on the
  * device, wait until all are freed, move listeners bound to the device to
- * the rebind retry, then free the PD.
+ * the rebind retry, then free the PD and the state. Connect requests
+ * rdma_cm delivers for the device afterwards find no state and are
+ * refused (gb_rdma_dev_get()).
  */
 static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 {
@@ -2722,9 +2745,11 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	mutex_lock(&gb_rdma_lock);
 	list_del(&dev->node);
 	mutex_unlock(&gb_rdma_lock);
-	ib_dealloc_pd(dev->pd);
-	pr_info("released device %s\n", dev_name(&ibdev->dev));
-	gb_nl_event_device(dev_name(&ibdev->dev), false);
+	if (dev->pd) {
+		ib_dealloc_pd(dev->pd);
+		pr_info("released device %s\n", dev_name(&ibdev->dev));
+		gb_nl_event_device(dev_name(&ibdev->dev), false);
+	}
 	gb_rdma_free_state(dev, sizeof(*dev));
 	gb_rdma_fault_delay(&gb_rdma_fault_remove_ms);
 }
