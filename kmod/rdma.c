@@ -1966,7 +1966,15 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	f = conn->use_mr ? 3 : 1;	/* invalidate + register + R/W */
 	conn->wpw = f * conn->cpw;
 	conn->wrd = f * conn->crd;
-	sq = attr.cap.max_send_wr;
+	/*
+	 * A flush completes every posted WR, signaled or not, so the CQ must
+	 * hold them all: at most sq (sq_avail + the drain) sends and rq
+	 * receives. If max_cqe clamped the CQ, use fewer send queue slots,
+	 * and so fewer windows, or refuse.
+	 */
+	if (conn->cq->cqe <= (int)rq)
+		goto destroy_qp;
+	sq = min_t(u32, attr.cap.max_send_wr, conn->cq->cqe - rq);
 	if (sq < base + conn->wrd + conn->wpw)
 		goto destroy_qp;
 	if (sq < base + conn->wrd + conn->nwin * conn->wpw)
