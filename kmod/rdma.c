@@ -2810,12 +2810,15 @@ int gb_rdma_init(void)
 {
 	int ret;
 
-	gb_rdma_wq = alloc_workqueue("goblin_rdma", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				     0);
+	/*
+	 * Not WQ_MEM_RECLAIM: no reclaim waits for this work, and it
+	 * allocates with GFP_KERNEL and reads tails through the page cache,
+	 * which a rescuer thread could not make progress with anyway.
+	 */
+	gb_rdma_wq = alloc_workqueue("goblin_rdma", WQ_UNBOUND, 0);
 	if (!gb_rdma_wq)
 		return -ENOMEM;
-	gb_rdma_io_wq = alloc_workqueue("goblin_rdma_io",
-					WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	gb_rdma_io_wq = alloc_workqueue("goblin_rdma_io", WQ_HIGHPRI, 0);
 	if (!gb_rdma_io_wq) {
 		destroy_workqueue(gb_rdma_wq);
 		return -ENOMEM;
