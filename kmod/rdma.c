@@ -163,6 +163,7 @@
 #define GB_RDMA_READ_MAX	(256U << 10)	/* bytes per SET READ */
 #define GB_RDMA_RD_SGES		(GB_RDMA_READ_MAX / PAGE_SIZE + 1)
 #define GB_RDMA_IDLE_MAX	(7U * 24 * 3600)	/* cap for jiffies math */
+#define GB_RDMA_STALL_MAX	30U	/* s a posted WR may go uncompleted */
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
 
@@ -251,7 +252,7 @@ struct gb_rdma_req {
 	u8 reply[GB_RDMA_RECORD_SIZE] __aligned(8);
 };
 
-enum { GB_CONN_CLOSING, GB_CONN_LISTED };
+enum { GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK };
 
 struct gb_rdma_conn {
 	enum gb_rdma_kind kind;		/* first: cm_id context tag */
@@ -334,7 +335,9 @@ struct gb_rdma_conn {
 	struct work_struct release;
 	struct delayed_work idle;
 	unsigned long last_req;		/* jiffies, last request start/end */
-	unsigned long last_rx;		/* jiffies, last record received */
+	/* conn->work only, see gb_rdma_watch(): */
+	unsigned long last_progress;	/* request start, window, READ */
+	unsigned long last_cqe;		/* completion, or send queue idle */
 	struct sockaddr_storage cm_id_peer;	/* client address, set at accept:
 						 * the cm_id is gone before the
 						 * connection leaves the list
@@ -1439,7 +1442,6 @@ static int gb_rdma_rx_one(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	conn->client_avail--;
 	conn->peer_credits += credits;
 	conn->st.records_in++;
-	WRITE_ONCE(conn->last_rx, jiffies);
 	if (!flow) {
 		list_add_tail(&rx->node, &conn->pending);
 		return 0;
@@ -1474,21 +1476,105 @@ static void gb_rdma_send_flow(struct gb_rdma_conn *conn)
 		gb_rdma_conn_close(conn);
 }
 
+/* jiffies without progress before a connection is idle, 0 = never */
+static unsigned long gb_rdma_idle_limit(struct gb_rdma_conn *conn)
+{
+	return (unsigned long)min(conn->lis->cfg.idle_timeout,
+				  GB_RDMA_IDLE_MAX) * HZ;
+}
+
+/* jiffies a posted WR may go without any completion */
+static unsigned long gb_rdma_stall_limit(struct gb_rdma_conn *conn)
+{
+	u32 idle = conn->lis->cfg.idle_timeout;
+
+	return (unsigned long)min(idle ?: GB_RDMA_STALL_MAX,
+				  GB_RDMA_STALL_MAX) * HZ;
+}
+
+/* gb_rdma_reap(), noting completions and READ progress for the watch */
+static void gb_rdma_reap_watch(struct gb_rdma_conn *conn)
+{
+	int avail = conn->sq_avail;
+	bool rd = conn->cur.read_complete;
+
+	gb_rdma_reap(conn);
+	if (conn->sq_avail != avail || conn->sq_avail == conn->sq_size)
+		conn->last_cqe = jiffies;
+	if (conn->cur.read_complete && !rd)
+		conn->last_progress = jiffies;
+}
+
+/**
+ * gb_rdma_watch() - bound what a client can make the connection hold
+ * @conn: connection (conn->work, on a tick of conn->idle)
+ *
+ * Two clocks, both kept by conn->work:
+ *
+ * - Stall: posted work (sq_avail below sq_size) must see a completion
+ *   within min(idle_timeout, GB_RDMA_STALL_MAX) seconds. The server QP's
+ *   RNR and transport retry counts come from the client's REQ (rdma_cm
+ *   offers no way to lower them after the fact), so a client that asks
+ *   for infinite RNR retries and stops posting receives, or that
+ *   vanishes (rxe treats retry_count 7 as infinite too), would keep a
+ *   SEND or READ retrying forever, pinning rw contexts, MRs and the
+ *   pages and objects behind them. Such a connection is torn down.
+ *
+ * - Idle: the connection must make progress within idle_timeout: a
+ *   request starts executing, the client returns a window, or a SET READ
+ *   completes. Records that merely arrive do not count: a FLOW{windows=0}
+ *   keepalive, or requests queued behind a GET that waits for windows
+ *   the client sits on, do not keep it alive while the GET pins its
+ *   object.
+ *
+ * Re-arms conn->idle for the earlier deadline; conn->release cancels it.
+ */
+static void gb_rdma_watch(struct gb_rdma_conn *conn)
+{
+	unsigned long now = jiffies, idle = gb_rdma_idle_limit(conn);
+	unsigned long stall = gb_rdma_stall_limit(conn), next = stall, t;
+	char what[40];
+
+	if (conn->sq_avail < conn->sq_size) {
+		t = now - conn->last_cqe;
+		if (t >= stall) {
+			snprintf(what, sizeof(what), "no completion for %u s",
+				 jiffies_to_msecs(t) / 1000);
+			gb_rdma_fail(conn, GB_RDMA_E_WC, what);
+			return;
+		}
+		next = stall - t;
+	}
+	if (idle) {
+		t = now - conn->last_progress;
+		if (t >= idle) {
+			pr_info_ratelimited("conn %llu: idle for %u s, closing\n",
+					    conn->id, jiffies_to_msecs(t) / 1000);
+			gb_rdma_conn_close(conn);
+			return;
+		}
+		next = min(next, idle - t);
+	}
+	queue_delayed_work(gb_rdma_wq, &conn->idle, next);
+}
+
 static void gb_rdma_work(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
 						 work);
 	struct gb_rdma_rx *rx, *tmp;
 	LIST_HEAD(arrived);
+	u32 held;
 	int ret = 0;
 
 	if (test_bit(GB_CONN_CLOSING, &conn->flags))
 		return;
-	gb_rdma_reap(conn);
+	gb_rdma_reap_watch(conn);
 
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->rxq, &arrived);
 	spin_unlock(&conn->lock);
+	held = conn->win_client;
 	list_for_each_entry_safe(rx, tmp, &arrived, node) {
 		list_del(&rx->node);
 		ret = gb_rdma_rx_one(conn, rx);
@@ -1497,6 +1583,8 @@ static void gb_rdma_work(struct work_struct *work)
 			return;
 		}
 	}
+	if (conn->win_client < held)	/* windows came back */
+		conn->last_progress = jiffies;
 
 	while (!test_bit(GB_CONN_CLOSING, &conn->flags)) {
 		if (conn->cur.active) {
@@ -1509,6 +1597,7 @@ static void gb_rdma_work(struct work_struct *work)
 			break;
 		rx = list_first_entry(&conn->pending, struct gb_rdma_rx, node);
 		list_del(&rx->node);
+		conn->last_progress = jiffies;
 		ret = gb_rdma_start(conn, rx);
 		if (ret)
 			break;
@@ -1518,6 +1607,8 @@ static void gb_rdma_work(struct work_struct *work)
 		return;
 	}
 	gb_rdma_send_flow(conn);
+	if (test_and_clear_bit(GB_CONN_TICK, &conn->flags))
+		gb_rdma_watch(conn);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1529,37 +1620,14 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 		queue_work(gb_rdma_wq, &conn->release);
 }
 
-static unsigned long gb_rdma_idle_jiffies(struct gb_rdma_conn *conn)
-{
-	return (unsigned long)min(conn->lis->cfg.idle_timeout,
-				  GB_RDMA_IDLE_MAX) * HZ;
-}
-
-/**
- * gb_rdma_idle_work() - enforce the listener's idle_timeout
- * @work: conn->idle
- *
- * A connection is idle while the client sends no record at all (a client
- * streaming a value keeps returning windows with FLOW records, so only
- * clients that went quiet - including ones sitting on windows - count).
- * Re-arms itself for the remaining time; conn->release cancels it.
- */
+/* conn->idle: have conn->work check the clocks (gb_rdma_watch()). */
 static void gb_rdma_idle_work(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(to_delayed_work(work),
 						 struct gb_rdma_conn, idle);
-	unsigned long limit = gb_rdma_idle_jiffies(conn);
-	unsigned long idle = jiffies - READ_ONCE(conn->last_rx);
 
-	if (test_bit(GB_CONN_CLOSING, &conn->flags))
-		return;
-	if (idle < limit) {
-		queue_delayed_work(gb_rdma_wq, &conn->idle, limit - idle);
-		return;
-	}
-	pr_info_ratelimited("conn %llu: idle for %u s, closing\n", conn->id,
-			    jiffies_to_msecs(idle) / 1000);
-	gb_rdma_conn_close(conn);
+	set_bit(GB_CONN_TICK, &conn->flags);
+	gb_rdma_kick(conn);
 }
 
 static void gb_rdma_stats_add(struct gb_rdma_stats *d,
@@ -2130,15 +2198,14 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				   id->device->attrs.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 7;
 	conn->last_req = jiffies;
-	conn->last_rx = jiffies;
+	conn->last_progress = jiffies;
+	conn->last_cqe = jiffies;
 	/*
 	 * Arm the idle timer before the connection can close: once accepted
 	 * it may (a bad first record), and conn->release cancels the timer
 	 * again after rdma_destroy_id(), which waits for this handler.
 	 */
-	if (lis->cfg.idle_timeout)
-		queue_delayed_work(gb_rdma_wq, &conn->idle,
-				   gb_rdma_idle_jiffies(conn));
+	queue_delayed_work(gb_rdma_wq, &conn->idle, gb_rdma_stall_limit(conn));
 	ret = rdma_accept(id, &cp);
 	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
