@@ -156,6 +156,7 @@
 #define GB_RDMA_DEF_WINDOWS	4
 #define GB_RDMA_DEF_CREDITS	32
 #define GB_RDMA_DEF_MAX_CONNS	64
+#define GB_RDMA_DEF_IDLE	300	/* s, idle_timeout 0 of a listener */
 #define GB_RDMA_GRANT_MAX	128	/* receive records per connection */
 #define GB_RDMA_TX_MAX		128	/* send records per connection */
 #define GB_RDMA_RX_SLACK	2	/* receives posted beyond the grant */
@@ -1476,7 +1477,7 @@ static void gb_rdma_send_flow(struct gb_rdma_conn *conn)
 		gb_rdma_conn_close(conn);
 }
 
-/* jiffies without progress before a connection is idle, 0 = never */
+/* jiffies without progress before a connection is idle */
 static unsigned long gb_rdma_idle_limit(struct gb_rdma_conn *conn)
 {
 	return (unsigned long)min(conn->lis->cfg.idle_timeout,
@@ -1486,9 +1487,7 @@ static unsigned long gb_rdma_idle_limit(struct gb_rdma_conn *conn)
 /* jiffies a posted WR may go without any completion */
 static unsigned long gb_rdma_stall_limit(struct gb_rdma_conn *conn)
 {
-	u32 idle = conn->lis->cfg.idle_timeout;
-
-	return (unsigned long)min(idle ?: GB_RDMA_STALL_MAX,
+	return (unsigned long)min(conn->lis->cfg.idle_timeout,
 				  GB_RDMA_STALL_MAX) * HZ;
 }
 
@@ -1545,16 +1544,14 @@ static void gb_rdma_watch(struct gb_rdma_conn *conn)
 		}
 		next = stall - t;
 	}
-	if (idle) {
-		t = now - conn->last_progress;
-		if (t >= idle) {
-			pr_info_ratelimited("conn %llu: idle for %u s, closing\n",
-					    conn->id, jiffies_to_msecs(t) / 1000);
-			gb_rdma_conn_close(conn);
-			return;
-		}
-		next = min(next, idle - t);
+	t = now - conn->last_progress;
+	if (t >= idle) {
+		pr_info_ratelimited("conn %llu: idle for %u s, closing\n",
+				    conn->id, jiffies_to_msecs(t) / 1000);
+		gb_rdma_conn_close(conn);
+		return;
 	}
+	next = min(next, idle - t);
 	queue_delayed_work(gb_rdma_wq, &conn->idle, next);
 }
 
@@ -2362,6 +2359,13 @@ static int gb_rdma_check_cfg(struct gb_listener_config *c,
 		c->credits = GB_RDMA_DEF_CREDITS;
 	if (!c->max_conns)
 		c->max_conns = GB_RDMA_DEF_MAX_CONNS;
+	/*
+	 * An RDMA connection holds a QP, rings and possibly windows of
+	 * pinned pages, and a peer that vanished holding nothing is only
+	 * noticed by this timeout: there is no "never" (604800 s is the max).
+	 */
+	if (!c->idle_timeout)
+		c->idle_timeout = GB_RDMA_DEF_IDLE;
 	if (c->window < GB_RDMA_WINDOW_MIN || c->window > GB_RDMA_WINDOW_MAX ||
 	    c->window % 4096) {
 		NL_SET_ERR_MSG(extack,

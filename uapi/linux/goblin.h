@@ -146,7 +146,9 @@ enum goblin_attr {
 	GOBLIN_A_WINDOW,		/* u32 bytes, RDMA bulk window size */
 	GOBLIN_A_WINDOWS,		/* u32, RDMA bulk windows per QP */
 	GOBLIN_A_MAX_CONNS,		/* u32 */
-	GOBLIN_A_IDLE_TIMEOUT,		/* u32 seconds, 0 = never */
+	GOBLIN_A_IDLE_TIMEOUT,		/* u32 seconds; 0 = never for memcache,
+					 * the default (300) for RDMA
+					 */
 	GOBLIN_A_CREDITS,		/* u32, RDMA control ring credits */
 	GOBLIN_A_CONNS,			/* u32 open connections */
 	GOBLIN_A_CONNS_TOTAL,		/* u64 accepted since creation */
