@@ -140,6 +140,7 @@
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -157,6 +158,8 @@
 #define GB_RDMA_DEF_CREDITS	32
 #define GB_RDMA_DEF_MAX_CONNS	64
 #define GB_RDMA_DEF_IDLE	300	/* s, idle_timeout 0 of a listener */
+#define GB_RDMA_DEF_PEER_CONNS	32	/* per listener and peer address */
+#define GB_RDMA_DEF_ALL_CONNS	1024	/* over all listeners */
 #define GB_RDMA_GRANT_MAX	128	/* receive records per connection */
 #define GB_RDMA_TX_MAX		128	/* send records per connection */
 #define GB_RDMA_RX_SLACK	2	/* receives posted beyond the grant */
@@ -351,6 +354,7 @@ static LIST_HEAD(gb_rdma_listeners);
 static LIST_HEAD(gb_rdma_devs);
 static LIST_HEAD(gb_rdma_conns);	/* ascending id */
 static u32 gb_rdma_nconns;
+static u32 gb_rdma_max_conns = GB_RDMA_DEF_ALL_CONNS;	/* cap of nconns */
 static u32 gb_rdma_next_lis_id;
 static u64 gb_rdma_next_conn_id;
 static struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
@@ -1829,6 +1833,51 @@ static struct gb_rdma_dev *gb_rdma_dev_get(struct ib_device *ibdev)
 	return ERR_PTR(-ENODEV);
 }
 
+static bool gb_rdma_same_host(const struct sockaddr_storage *a,
+			      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	switch (a->ss_family) {
+	case AF_INET:
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	case AF_INET6:
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	case AF_IB:
+		return !memcmp(&((const struct sockaddr_ib *)a)->sib_addr,
+			       &((const struct sockaddr_ib *)b)->sib_addr,
+			       sizeof(struct ib_addr));
+	default:
+		return false;
+	}
+}
+
+/* Listed connections of @lis from @peer's address; gb_rdma_lock held. */
+static u32 gb_rdma_peer_conns(const struct gb_rdma_listener *lis,
+			      const struct sockaddr_storage *peer)
+{
+	const struct gb_rdma_conn *conn;
+	u32 n = 0;
+
+	lockdep_assert_held(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		if (conn->lis == lis && gb_rdma_same_host(&conn->cm_id_peer, peer))
+			n++;
+	return n;
+}
+
+u32 gb_rdma_get_max_conns(void)
+{
+	return READ_ONCE(gb_rdma_max_conns);
+}
+
+void gb_rdma_set_max_conns(u32 max)
+{
+	WRITE_ONCE(gb_rdma_max_conns, max);
+}
+
 static void gb_rdma_reject(struct rdma_cm_id *id, u32 reason, u32 detail)
 {
 	struct gb_rdma_reject rej = {
@@ -2076,6 +2125,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				   struct rdma_cm_event *ev)
 {
 	struct gb_rdma_listener *lis = id->context;
+	const struct sockaddr_storage *peer;
 	struct gb_rdma_accept acc = {};
 	struct rdma_conn_param cp = {};
 	struct gb_rdma_geom geom;
@@ -2098,12 +2148,19 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 		goto reject_count;
 	}
 
+	peer = (const struct sockaddr_storage *)&id->route.addr.dst_addr;
 	mutex_lock(&gb_rdma_lock);
 	if (lis->dying) {
 		reason = GB_RDMA_REJ_SHUTDOWN;
+	} else if (gb_rdma_nconns >= READ_ONCE(gb_rdma_max_conns)) {
+		reason = GB_RDMA_REJ_BUSY;
+		detail = READ_ONCE(gb_rdma_max_conns);
 	} else if (lis->nconns >= lis->cfg.max_conns) {
 		reason = GB_RDMA_REJ_BUSY;
 		detail = lis->cfg.max_conns;
+	} else if (gb_rdma_peer_conns(lis, peer) >= lis->cfg.max_peer_conns) {
+		reason = GB_RDMA_REJ_BUSY;
+		detail = lis->cfg.max_peer_conns;
 	} else {
 		dev = gb_rdma_dev_get(id->device);
 		if (IS_ERR(dev)) {
@@ -2159,11 +2216,23 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 	gb_rdma_fault_delay(&gb_rdma_fault_setup_ms);
 	mutex_lock(&gb_rdma_lock);
-	if (lis->dying || dev->dead) {
+	/*
+	 * Connect handlers of one listening id are serialized, but those of
+	 * a wildcard listener's per-device ids are not: count the peer's
+	 * connections again now that ours is about to be listed.
+	 */
+	if (lis->dying || dev->dead ||
+	    gb_rdma_peer_conns(lis, &conn->cm_id_peer) >=
+	    lis->cfg.max_peer_conns) {
+		if (lis->dying || dev->dead) {
+			reason = GB_RDMA_REJ_SHUTDOWN;
+		} else {
+			reason = GB_RDMA_REJ_BUSY;
+			detail = lis->cfg.max_peer_conns;
+		}
 		mutex_unlock(&gb_rdma_lock);
 		rdma_destroy_qp(id);
 		ib_free_cq(conn->cq);
-		reason = GB_RDMA_REJ_SHUTDOWN;
 		goto reject_free;
 	}
 	conn->id = ++gb_rdma_next_conn_id;
@@ -2359,6 +2428,8 @@ static int gb_rdma_check_cfg(struct gb_listener_config *c,
 		c->credits = GB_RDMA_DEF_CREDITS;
 	if (!c->max_conns)
 		c->max_conns = GB_RDMA_DEF_MAX_CONNS;
+	if (!c->max_peer_conns)
+		c->max_peer_conns = GB_RDMA_DEF_PEER_CONNS;
 	/*
 	 * An RDMA connection holds a QP, rings and possibly windows of
 	 * pinned pages, and a peer that vanished holding nothing is only
