@@ -37,6 +37,10 @@
  *                     posted, sending FLOW{windows=0} every 0.5 s while
  *                     credits last; exit 0 if the server disconnects
  *                     within SECS
+ *   readstall KEY SIZE SECS  SET KEY and, without waiting for its STATUS,
+ *                     send FLOW{windows=0} every 0.5 s (the test drops
+ *                     the READ responses); exit 0 if the server
+ *                     disconnects within SECS
  */
 #include <errno.h>
 #include <poll.h>
@@ -101,7 +105,9 @@ static int cm_wait(enum rdma_cm_event_type want, int ms,
 		return -1;
 	if (copy)
 		*copy = *ev;
-	if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+	/* a REJ after RTU: the server destroyed a connection still in setup */
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+	    ev->event == RDMA_CM_EVENT_REJECTED)
 		disconnected = 1;
 	if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data &&
 	    ev->param.conn.private_data_len >= sizeof(struct gb_rdma_reject)) {
@@ -554,6 +560,21 @@ static int cmd_rnr(const char *key, uint64_t size, int secs)
 	return flow_keepalive(secs);
 }
 
+/* SET @key; its READ responses are dropped by the test (tc). */
+static int cmd_readstall(const char *key, uint64_t size, int secs)
+{
+	char *src = region + (size_t)win * nwin;
+	uint64_t i;
+
+	if (size > (1 << 20))
+		return 1;
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 45);
+	printf("# SET sent\n");
+	return flow_keepalive(secs);
+}
+
 /* A 600-byte SEND into the server's 512-byte receive buffers. */
 static int cmd_bigsend(void)
 {
@@ -633,6 +654,9 @@ int main(int argc, char **argv)
 			       atoi(argv[2]));
 	if (!strcmp(cmd, "bigsend"))
 		return cmd_bigsend();
+	if (!strcmp(cmd, "readstall"))
+		return cmd_readstall(argv[0], strtoull(argv[1], NULL, 0),
+				     atoi(argv[2]));
 	if (!strcmp(cmd, "unknown")) {
 		gb_rdma_hdr_init(next_send(), 0x7e, 5, 0, 0);
 		send_rec();
