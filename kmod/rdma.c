@@ -114,8 +114,8 @@
  * wait for those counts and free the device state as soon as they drop;
  * a stopped listener is freed by whoever drops its count to zero (so
  * listener delete never waits for connections). A refused connect
- * follows the same order. The subsystem mutex is never
- * held while calling rdma_destroy_id(), because cm handlers take it.
+ * follows the same order. The subsystem mutex is never held while
+ * calling rdma_destroy_id(), because cm handlers take it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
