@@ -32,6 +32,7 @@ enum gb_listener_kind {
  * @window:       RDMA bulk window size in bytes (0 = default)
  * @windows:      RDMA bulk windows per QP (0 = default)
  * @credits:      RDMA control ring credits (0 = default)
+ * @max_peer_conns: RDMA connections from one peer address (0 = default)
  */
 struct gb_listener_config {
 	enum gb_listener_kind kind;
@@ -41,6 +42,7 @@ struct gb_listener_config {
 	u32 window;
 	u32 windows;
 	u32 credits;
+	u32 max_peer_conns;
 };
 
 /**

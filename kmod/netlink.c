@@ -115,6 +115,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_PROMOTION] = NLA_POLICY_MAX(NLA_U32, 1000),
 	[GOBLIN_A_MLOCK] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GOBLIN_A_CORES] = NLA_POLICY_MAX(NLA_U32, 4096),
+	[GOBLIN_A_RDMA_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -127,6 +128,7 @@ static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 	[GOBLIN_A_IDLE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_idle_timeout),
 	[GOBLIN_A_CREDITS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
+	[GOBLIN_A_MAX_PEER_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 };
 
 static const struct nla_policy gb_listener_del_policy[GOBLIN_A_MAX + 1] = {
@@ -318,7 +320,8 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 			      GOBLIN_A_PAD) ||
 	    nla_put_u32(msg, GOBLIN_A_PROMOTION, gb_nl_promotion) ||
 	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_nl_mlock) ||
-	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores)) {
+	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores) ||
+	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_rdma_get_max_conns())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -396,6 +399,8 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 	gb_nl_cores = cores;
 	/* The TCP workers pick CPUs for new connections from this. */
 	WRITE_ONCE(gb_param_cores, cores);
+	if (tb[GOBLIN_A_RDMA_MAX_CONNS])
+		gb_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	return 0;
 }
 
@@ -655,6 +660,7 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 {
 	static const int rdma_only[] = {
 		GOBLIN_A_WINDOW, GOBLIN_A_WINDOWS, GOBLIN_A_CREDITS,
+		GOBLIN_A_MAX_PEER_CONNS,
 	};
 	const struct gb_listener_ops *ops;
 	struct nlattr **tb = info->attrs;
@@ -673,7 +679,7 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(rdma_only); i++) {
 		if (kind != GB_LISTENER_RDMA && tb[rdma_only[i]]) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[rdma_only[i]],
-					    "window/credits: only RDMA listeners have them");
+					    "window/credits/max_peer_conns: only RDMA listeners have them");
 			return -EINVAL;
 		}
 	}
@@ -693,6 +699,8 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 		cfg.max_conns = nla_get_u32(tb[GOBLIN_A_MAX_CONNS]);
 	if (tb[GOBLIN_A_IDLE_TIMEOUT])
 		cfg.idle_timeout = nla_get_u32(tb[GOBLIN_A_IDLE_TIMEOUT]);
+	if (tb[GOBLIN_A_MAX_PEER_CONNS])
+		cfg.max_peer_conns = nla_get_u32(tb[GOBLIN_A_MAX_PEER_CONNS]);
 	if (!ops->add) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_LISTENER_KIND],
 				    "listener kind: transport not supported");
@@ -749,7 +757,8 @@ static int gb_nl_put_listener(struct sk_buff *skb,
 	if (c->kind == GB_LISTENER_RDMA &&
 	    (nla_put_u32(skb, GOBLIN_A_WINDOW, c->window) ||
 	     nla_put_u32(skb, GOBLIN_A_WINDOWS, c->windows) ||
-	     nla_put_u32(skb, GOBLIN_A_CREDITS, c->credits)))
+	     nla_put_u32(skb, GOBLIN_A_CREDITS, c->credits) ||
+	     nla_put_u32(skb, GOBLIN_A_MAX_PEER_CONNS, c->max_peer_conns)))
 		return -EMSGSIZE;
 	return 0;
 }

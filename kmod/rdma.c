@@ -6,9 +6,11 @@
  * Objects and contexts
  * --------------------
  *  gb_rdma_listener  one rdma_cm listening id per configured address.
- *  gb_rdma_dev       per ib_device state (PD), created by the first
- *                    connection on the device, freed by our ib_client's
- *                    .remove (device unregistration or module unload).
+ *  gb_rdma_dev       per ib_device state, from our ib_client's .add to
+ *                    its .remove (device unregistration or module
+ *                    unload); its PD is allocated by the first connection
+ *                    on the device. Connect requests for a device without
+ *                    state (e.g. after .remove) are refused.
  *  gb_rdma_conn      one RC QP with one CQ (IB_POLL_WORKQUEUE), a ring of
  *                    receive records, a pool of send records, and the
  *                    client's bulk windows.
@@ -106,12 +108,19 @@
  * disconnects, drains the QP (no completion can run afterwards), cancels
  * conn->work, releases every page/object still held, destroys the QP, the
  * CQ and finally the cm_id (which waits for a running cm handler), then
- * unlinks and frees the connection. The subsystem mutex is never held
- * while calling rdma_destroy_id(), because cm handlers take it.
+ * unlinks the connection and frees it (unmapping its buffers from the
+ * device). Only then does it give back its slot in the listener's and the
+ * device's counts (gb_rdma_slot_put()): device removal and module unload
+ * wait for those counts and free the device state as soon as they drop;
+ * a stopped listener is freed by whoever drops its count to zero (so
+ * listener delete never waits for connections). A refused connect
+ * follows the same order. The subsystem mutex is never held while
+ * calling rdma_destroy_id(), because cm handlers take it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/netlink.h>
 #include <linux/kernel.h>
@@ -120,14 +129,18 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/poison.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -144,6 +157,9 @@
 #define GB_RDMA_DEF_WINDOWS	4
 #define GB_RDMA_DEF_CREDITS	32
 #define GB_RDMA_DEF_MAX_CONNS	64
+#define GB_RDMA_DEF_IDLE	300	/* s, idle_timeout 0 of a listener */
+#define GB_RDMA_DEF_PEER_CONNS	32	/* per listener and peer address */
+#define GB_RDMA_DEF_ALL_CONNS	1024	/* over all listeners */
 #define GB_RDMA_GRANT_MAX	128	/* receive records per connection */
 #define GB_RDMA_TX_MAX		128	/* send records per connection */
 #define GB_RDMA_RX_SLACK	2	/* receives posted beyond the grant */
@@ -151,6 +167,7 @@
 #define GB_RDMA_READ_MAX	(256U << 10)	/* bytes per SET READ */
 #define GB_RDMA_RD_SGES		(GB_RDMA_READ_MAX / PAGE_SIZE + 1)
 #define GB_RDMA_IDLE_MAX	(7U * 24 * 3600)	/* cap for jiffies math */
+#define GB_RDMA_STALL_MAX	30U	/* s a posted WR may go uncompleted */
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
 
@@ -178,6 +195,7 @@ struct gb_rdma_listener {
 	u64 conns_total;
 	u64 refused;
 	bool dying;
+	bool stopped;		/* no cm_id any more: freed with the last conn */
 	struct delayed_work rebind;
 };
 
@@ -238,7 +256,7 @@ struct gb_rdma_req {
 	u8 reply[GB_RDMA_RECORD_SIZE] __aligned(8);
 };
 
-enum { GB_CONN_CLOSING, GB_CONN_LISTED };
+enum { GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK };
 
 struct gb_rdma_conn {
 	enum gb_rdma_kind kind;		/* first: cm_id context tag */
@@ -268,6 +286,7 @@ struct gb_rdma_conn {
 	u32 rd_sges;		/* sges per SET READ (likewise) */
 	u32 rd_max;		/* bytes per SET READ */
 	int sq_size;		/* sq_avail when nothing is outstanding */
+	u32 ncqe;		/* CQ entries (conn->cq->cqe) */
 
 	u32 nrx;
 	u8 *rxbuf;
@@ -278,7 +297,14 @@ struct gb_rdma_conn {
 	u64 txdma;
 	struct gb_rdma_tx *tx;
 
-	spinlock_t lock;		/* protects the lists below */
+	/*
+	 * Protects the lists below. Process context only: completion
+	 * handlers (the CQ polls from ib_comp_wq), conn->work, conn->release
+	 * and the netlink/debugfs readers; never taken from QP or CQ event
+	 * handlers, which may run in (soft) interrupt context - plain
+	 * spin_lock() with BHs enabled would deadlock against them.
+	 */
+	spinlock_t lock;
 	struct list_head rxq;		/* received, not yet seen by work */
 	struct list_head tx_done;	/* completed sends */
 	bool read_done;
@@ -306,13 +332,16 @@ struct gb_rdma_conn {
 	struct rdma_rw_ctx rd_ctx;
 	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
 
+	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
 	struct ib_cqe read_cqe;
 	struct work_struct work;
 	struct work_struct release;
 	struct delayed_work idle;
 	unsigned long last_req;		/* jiffies, last request start/end */
-	unsigned long last_rx;		/* jiffies, last record received */
+	/* conn->work only, see gb_rdma_watch(): */
+	unsigned long last_progress;	/* request start, window, READ */
+	unsigned long last_cqe;		/* completion, or send queue idle */
 	struct sockaddr_storage cm_id_peer;	/* client address, set at accept:
 						 * the cm_id is gone before the
 						 * connection leaves the list
@@ -325,6 +354,7 @@ static LIST_HEAD(gb_rdma_listeners);
 static LIST_HEAD(gb_rdma_devs);
 static LIST_HEAD(gb_rdma_conns);	/* ascending id */
 static u32 gb_rdma_nconns;
+static u32 gb_rdma_max_conns = GB_RDMA_DEF_ALL_CONNS;	/* cap of nconns */
 static u32 gb_rdma_next_lis_id;
 static u64 gb_rdma_next_conn_id;
 static struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
@@ -334,6 +364,76 @@ static struct workqueue_struct *gb_rdma_wq;	/* setup, teardown, timers */
 static struct workqueue_struct *gb_rdma_io_wq;	/* conn->work */
 
 static void gb_rdma_conn_close(struct gb_rdma_conn *conn);
+
+/* ---------------------------------------------------------------------- */
+/* fault injection for the functional tests (debugfs goblin/rdma-fault/) */
+
+/*
+ * Race windows of the connection lifecycle are microseconds wide on real
+ * hardware; these knobs (all 0 = off) widen them so that tests/func/rdma
+ * can hit them on demand. Only root can write them (debugfs, mode 0600).
+ */
+static u32 gb_rdma_fault_release_ms;	/* release: before the QP drain */
+static u32 gb_rdma_fault_late_ms;	/* release/reject: after unaccounting */
+static u32 gb_rdma_fault_setup_ms;	/* connect: before the final check */
+static u32 gb_rdma_fault_accept_ms;	/* connect: after rdma_accept() */
+static u32 gb_rdma_fault_remove_ms;	/* device .remove: at the end */
+static u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
+static bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
+
+#define GB_RDMA_FAULT_DELAY_MAX	60000U
+
+static void gb_rdma_fault_delay(const u32 *ms)
+{
+	u32 v = READ_ONCE(*ms);
+
+	if (unlikely(v))
+		msleep(min(v, GB_RDMA_FAULT_DELAY_MAX));
+}
+
+/* Freed connection, listener and device state kept while poisoned. */
+struct gb_rdma_grave {
+	struct list_head node;
+	void *obj;
+};
+
+static LIST_HEAD(gb_rdma_graves);
+static DEFINE_SPINLOCK(gb_rdma_graves_lock);
+
+/*
+ * kfree() @obj; with the poison knob set, fill it with POISON_FREE and
+ * keep it until module unload instead, so that a use after free reads
+ * the poison (a listener id of 0x6b6b6b6b, a wild pointer) every time.
+ */
+static void gb_rdma_free_state(void *obj, size_t size)
+{
+	struct gb_rdma_grave *g;
+
+	if (!obj)
+		return;
+	g = READ_ONCE(gb_rdma_fault_poison) ?
+	    kmalloc(sizeof(*g), GFP_KERNEL) : NULL;
+	if (!g) {
+		kfree(obj);
+		return;
+	}
+	memset(obj, POISON_FREE, size);
+	g->obj = obj;
+	spin_lock(&gb_rdma_graves_lock);
+	list_add(&g->node, &gb_rdma_graves);
+	spin_unlock(&gb_rdma_graves_lock);
+}
+
+static void gb_rdma_graves_free(void)
+{
+	struct gb_rdma_grave *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &gb_rdma_graves, node) {
+		list_del(&g->node);
+		kfree(g->obj);
+		kfree(g);
+	}
+}
 
 /* ---------------------------------------------------------------------- */
 /* errors */
@@ -349,6 +449,7 @@ static const char * const gb_rdma_err_names[GB_RDMA_E_NR] = {
 	[GB_RDMA_E_REJECT] = "connect rejected",
 };
 
+/* Process context only (conn->lock). */
 static void gb_rdma_count(struct gb_rdma_conn *conn, enum gb_rdma_err kind)
 {
 	spin_lock(&conn->lock);
@@ -456,6 +557,12 @@ static void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	gb_rdma_kick(conn);
 }
 
+/*
+ * QP events may be delivered in any context, softirq and hardirq included
+ * (siw raises QP_FATAL from softirq, bnxt_re from a tasklet), so this
+ * takes no lock and does not sleep: it records the first fatal event and
+ * queues the teardown; conn->release counts and logs it.
+ */
 static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct gb_rdma_conn *conn = ctx;
@@ -467,7 +574,8 @@ static void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		gb_rdma_fail(conn, GB_RDMA_E_RDMA, ib_event_msg(ev->event));
+		cmpxchg(&conn->qp_event, 0, ev->event + 1);
+		gb_rdma_conn_close(conn);
 		break;
 	default:
 		break;
@@ -1339,7 +1447,6 @@ static int gb_rdma_rx_one(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	conn->client_avail--;
 	conn->peer_credits += credits;
 	conn->st.records_in++;
-	WRITE_ONCE(conn->last_rx, jiffies);
 	if (!flow) {
 		list_add_tail(&rx->node, &conn->pending);
 		return 0;
@@ -1374,21 +1481,101 @@ static void gb_rdma_send_flow(struct gb_rdma_conn *conn)
 		gb_rdma_conn_close(conn);
 }
 
+/* jiffies without progress before a connection is idle */
+static unsigned long gb_rdma_idle_limit(struct gb_rdma_conn *conn)
+{
+	return (unsigned long)min(conn->lis->cfg.idle_timeout,
+				  GB_RDMA_IDLE_MAX) * HZ;
+}
+
+/* jiffies a posted WR may go without any completion */
+static unsigned long gb_rdma_stall_limit(struct gb_rdma_conn *conn)
+{
+	return (unsigned long)min(conn->lis->cfg.idle_timeout,
+				  GB_RDMA_STALL_MAX) * HZ;
+}
+
+/* gb_rdma_reap(), noting completions and READ progress for the watch */
+static void gb_rdma_reap_watch(struct gb_rdma_conn *conn)
+{
+	int avail = conn->sq_avail;
+	bool rd = conn->cur.read_complete;
+
+	gb_rdma_reap(conn);
+	if (conn->sq_avail != avail || conn->sq_avail == conn->sq_size)
+		conn->last_cqe = jiffies;
+	if (conn->cur.read_complete && !rd)
+		conn->last_progress = jiffies;
+}
+
+/**
+ * gb_rdma_watch() - bound what a client can make the connection hold
+ * @conn: connection (conn->work, on a tick of conn->idle)
+ *
+ * Two clocks, both kept by conn->work:
+ *
+ * - Stall: posted work (sq_avail below sq_size) must see a completion
+ *   within min(idle_timeout, GB_RDMA_STALL_MAX) seconds. The server QP's
+ *   RNR and transport retry counts come from the client's REQ (rdma_cm
+ *   offers no way to lower them after the fact), so a client that asks
+ *   for infinite RNR retries and stops posting receives, or that
+ *   vanishes (rxe treats retry_count 7 as infinite too), would keep a
+ *   SEND or READ retrying forever, pinning rw contexts, MRs and the
+ *   pages and objects behind them. Such a connection is torn down.
+ *
+ * - Idle: the connection must make progress within idle_timeout: a
+ *   request starts executing, the client returns a window, or a SET READ
+ *   completes. Records that merely arrive do not count: a FLOW{windows=0}
+ *   keepalive, or requests queued behind a GET that waits for windows
+ *   the client sits on, do not keep it alive while the GET pins its
+ *   object.
+ *
+ * Re-arms conn->idle for the earlier deadline; conn->release cancels it.
+ */
+static void gb_rdma_watch(struct gb_rdma_conn *conn)
+{
+	unsigned long now = jiffies, idle = gb_rdma_idle_limit(conn);
+	unsigned long stall = gb_rdma_stall_limit(conn), next = stall, t;
+	char what[40];
+
+	if (conn->sq_avail < conn->sq_size) {
+		t = now - conn->last_cqe;
+		if (t >= stall) {
+			snprintf(what, sizeof(what), "no completion for %u s",
+				 jiffies_to_msecs(t) / 1000);
+			gb_rdma_fail(conn, GB_RDMA_E_WC, what);
+			return;
+		}
+		next = stall - t;
+	}
+	t = now - conn->last_progress;
+	if (t >= idle) {
+		pr_info_ratelimited("conn %llu: idle for %u s, closing\n",
+				    conn->id, jiffies_to_msecs(t) / 1000);
+		gb_rdma_conn_close(conn);
+		return;
+	}
+	next = min(next, idle - t);
+	queue_delayed_work(gb_rdma_wq, &conn->idle, next);
+}
+
 static void gb_rdma_work(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
 						 work);
 	struct gb_rdma_rx *rx, *tmp;
 	LIST_HEAD(arrived);
+	u32 held;
 	int ret = 0;
 
 	if (test_bit(GB_CONN_CLOSING, &conn->flags))
 		return;
-	gb_rdma_reap(conn);
+	gb_rdma_reap_watch(conn);
 
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->rxq, &arrived);
 	spin_unlock(&conn->lock);
+	held = conn->win_client;
 	list_for_each_entry_safe(rx, tmp, &arrived, node) {
 		list_del(&rx->node);
 		ret = gb_rdma_rx_one(conn, rx);
@@ -1397,6 +1584,8 @@ static void gb_rdma_work(struct work_struct *work)
 			return;
 		}
 	}
+	if (conn->win_client < held)	/* windows came back */
+		conn->last_progress = jiffies;
 
 	while (!test_bit(GB_CONN_CLOSING, &conn->flags)) {
 		if (conn->cur.active) {
@@ -1409,6 +1598,7 @@ static void gb_rdma_work(struct work_struct *work)
 			break;
 		rx = list_first_entry(&conn->pending, struct gb_rdma_rx, node);
 		list_del(&rx->node);
+		conn->last_progress = jiffies;
 		ret = gb_rdma_start(conn, rx);
 		if (ret)
 			break;
@@ -1418,6 +1608,8 @@ static void gb_rdma_work(struct work_struct *work)
 		return;
 	}
 	gb_rdma_send_flow(conn);
+	if (test_and_clear_bit(GB_CONN_TICK, &conn->flags))
+		gb_rdma_watch(conn);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1429,37 +1621,14 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 		queue_work(gb_rdma_wq, &conn->release);
 }
 
-static unsigned long gb_rdma_idle_jiffies(struct gb_rdma_conn *conn)
-{
-	return (unsigned long)min(conn->lis->cfg.idle_timeout,
-				  GB_RDMA_IDLE_MAX) * HZ;
-}
-
-/**
- * gb_rdma_idle_work() - enforce the listener's idle_timeout
- * @work: conn->idle
- *
- * A connection is idle while the client sends no record at all (a client
- * streaming a value keeps returning windows with FLOW records, so only
- * clients that went quiet - including ones sitting on windows - count).
- * Re-arms itself for the remaining time; conn->release cancels it.
- */
+/* conn->idle: have conn->work check the clocks (gb_rdma_watch()). */
 static void gb_rdma_idle_work(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(to_delayed_work(work),
 						 struct gb_rdma_conn, idle);
-	unsigned long limit = gb_rdma_idle_jiffies(conn);
-	unsigned long idle = jiffies - READ_ONCE(conn->last_rx);
 
-	if (test_bit(GB_CONN_CLOSING, &conn->flags))
-		return;
-	if (idle < limit) {
-		queue_delayed_work(gb_rdma_wq, &conn->idle, limit - idle);
-		return;
-	}
-	pr_info_ratelimited("conn %llu: idle for %u s, closing\n", conn->id,
-			    jiffies_to_msecs(idle) / 1000);
-	gb_rdma_conn_close(conn);
+	set_bit(GB_CONN_TICK, &conn->flags);
+	gb_rdma_kick(conn);
 }
 
 static void gb_rdma_stats_add(struct gb_rdma_stats *d,
@@ -1492,6 +1661,10 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	struct ib_device *ibdev = conn->dev ? conn->dev->ibdev : NULL;
 	u32 i;
 
+	/* nothing may still run on the connection (see conn->release) */
+	WARN_ON_ONCE(delayed_work_pending(&conn->idle) ||
+		     work_pending(&conn->work));
+
 	if (conn->win) {
 		for (i = 0; i < conn->nwin_alloc; i++)
 			kvfree(conn->win[i].sgl);
@@ -1510,13 +1683,48 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	kfree(conn->txbuf);
 	kfree(conn->rx);
 	kfree(conn->tx);
-	kfree(conn);
+	gb_rdma_free_state(conn, sizeof(*conn));
+}
+
+/**
+ * gb_rdma_slot_put() - give back a connection slot, the last teardown step
+ * @lis:     listener the connection came in on
+ * @dev:     device state it used
+ * @refused: the connect was refused (count it)
+ *
+ * gb_rdma_remove_one() and gb_rdma_exit() free the device state and the
+ * module as soon as the counts they wait for drop, and the last slot of a
+ * stopped listener frees it here, so the caller must have released
+ * everything that needs them (DMA mappings of the device, the listener id
+ * for the close event) and must not touch them, or the connection,
+ * afterwards.
+ */
+static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
+			     struct gb_rdma_dev *dev, bool refused)
+{
+	bool free_lis;
+
+	mutex_lock(&gb_rdma_lock);
+	lis->nconns--;
+	dev->nconns--;
+	gb_rdma_nconns--;
+	if (refused) {
+		lis->refused++;
+		gb_rdma_rejects++;
+	}
+	free_lis = lis->stopped && !lis->nconns;
+	mutex_unlock(&gb_rdma_lock);
+	wake_up_all(&gb_rdma_waitq);
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
 }
 
 static void gb_rdma_conn_release(struct work_struct *work)
 {
 	struct gb_rdma_conn *conn = container_of(work, struct gb_rdma_conn,
 						 release);
+	struct gb_rdma_listener *lis = conn->lis;
+	struct gb_rdma_dev *dev = conn->dev;
 	struct gb_rdma_tx *tx, *ttmp;
 	u32 i;
 
@@ -1527,6 +1735,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	cancel_work_sync(&conn->work);
 	cancel_delayed_work_sync(&conn->idle);
 	rdma_disconnect(conn->cm_id);
+	gb_rdma_fault_delay(&gb_rdma_fault_release_ms);
 	ib_drain_qp(conn->qp);
 
 	/* Every WR has completed: release what they referenced. */
@@ -1552,49 +1761,121 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
 
-	rdma_destroy_qp(conn->cm_id);
+	rdma_destroy_qp(conn->cm_id);	/* no QP event after this */
 	ib_free_cq(conn->cq);
+	if (READ_ONCE(conn->qp_event)) {
+		gb_rdma_count(conn, GB_RDMA_E_RDMA);
+		pr_warn_ratelimited("conn %llu: %s (%s), closing\n", conn->id,
+				    gb_rdma_err_names[GB_RDMA_E_RDMA],
+				    ib_event_msg(conn->qp_event - 1));
+	}
 	rdma_destroy_id(conn->cm_id);
-	/* No completion or cm handler can kick conn->work any more. */
+	/*
+	 * No completion or cm handler can kick conn->work or arm conn->idle
+	 * any more (the connect handler may have run until now).
+	 */
 	cancel_work_sync(&conn->work);
+	cancel_delayed_work_sync(&conn->idle);
 
 	mutex_lock(&gb_rdma_lock);
 	list_del(&conn->node);
-	conn->lis->nconns--;
-	conn->dev->nconns--;
-	gb_rdma_nconns--;
 	gb_rdma_stats_add(&gb_rdma_closed, &conn->st, conn->errors);
 	mutex_unlock(&gb_rdma_lock);
-	wake_up_all(&gb_rdma_waitq);
-	gb_nl_event_conn(GB_LISTENER_RDMA, conn->lis->id, conn->id,
+	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
 			 &conn->cm_id_peer, false);
 	pr_debug("conn %llu closed\n", conn->id);
-	gb_rdma_conn_free_mem(conn);
+	gb_rdma_conn_free_mem(conn);	/* unmaps from dev->ibdev */
+	gb_rdma_slot_put(lis, dev, false);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 }
 
-/* Find or create the device state; gb_rdma_lock held. */
+/* The device's CQ size limit (or the fault knob's, if lower). */
+static u32 gb_rdma_max_cqe(struct ib_device *ibdev)
+{
+	u32 knob = READ_ONCE(gb_rdma_fault_max_cqe);
+	u32 max = ibdev->attrs.max_cqe;
+
+	return knob ? min(knob, max) : max;
+}
+
+/**
+ * gb_rdma_dev_get() - the device state of a connect request; lock held
+ * @ibdev: the request's device
+ *
+ * The state exists from our ib_client's .add to its .remove, and only
+ * then: rdma_cm can still deliver connect requests for a device whose
+ * .remove has run (wildcard listeners, the rebind), and creating state
+ * (a PD) for them would leak it. The PD is allocated on first use.
+ *
+ * Return: the state, or ERR_PTR(-ENODEV) (no state or going away) or the
+ * error of ib_alloc_pd().
+ */
 static struct gb_rdma_dev *gb_rdma_dev_get(struct ib_device *ibdev)
 {
 	struct gb_rdma_dev *dev;
+	struct ib_pd *pd;
 
-	list_for_each_entry(dev, &gb_rdma_devs, node)
-		if (dev->ibdev == ibdev)
-			return dev->dead ? ERR_PTR(-ENODEV) : dev;
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	dev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		int err = PTR_ERR(dev->pd);
-
-		kfree(dev);
-		return ERR_PTR(err);
+	list_for_each_entry(dev, &gb_rdma_devs, node) {
+		if (dev->ibdev != ibdev)
+			continue;
+		if (dev->dead)
+			return ERR_PTR(-ENODEV);
+		if (dev->pd)
+			return dev;
+		pd = ib_alloc_pd(ibdev, 0);
+		if (IS_ERR(pd))
+			return ERR_CAST(pd);
+		dev->pd = pd;
+		pr_info("using device %s\n", dev_name(&ibdev->dev));
+		gb_nl_event_device(dev_name(&ibdev->dev), true);
+		return dev;
 	}
-	dev->ibdev = ibdev;
-	list_add_tail(&dev->node, &gb_rdma_devs);
-	pr_info("using device %s\n", dev_name(&ibdev->dev));
-	gb_nl_event_device(dev_name(&ibdev->dev), true);
-	return dev;
+	return ERR_PTR(-ENODEV);
+}
+
+static bool gb_rdma_same_host(const struct sockaddr_storage *a,
+			      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	switch (a->ss_family) {
+	case AF_INET:
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	case AF_INET6:
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	case AF_IB:
+		return !memcmp(&((const struct sockaddr_ib *)a)->sib_addr,
+			       &((const struct sockaddr_ib *)b)->sib_addr,
+			       sizeof(struct ib_addr));
+	default:
+		return false;
+	}
+}
+
+/* Listed connections of @lis from @peer's address; gb_rdma_lock held. */
+static u32 gb_rdma_peer_conns(const struct gb_rdma_listener *lis,
+			      const struct sockaddr_storage *peer)
+{
+	const struct gb_rdma_conn *conn;
+	u32 n = 0;
+
+	lockdep_assert_held(&gb_rdma_lock);
+	list_for_each_entry(conn, &gb_rdma_conns, node)
+		if (conn->lis == lis && gb_rdma_same_host(&conn->cm_id_peer, peer))
+			n++;
+	return n;
+}
+
+u32 gb_rdma_get_max_conns(void)
+{
+	return READ_ONCE(gb_rdma_max_conns);
+}
+
+void gb_rdma_set_max_conns(u32 max)
+{
+	WRITE_ONCE(gb_rdma_max_conns, max);
 }
 
 static void gb_rdma_reject(struct rdma_cm_id *id, u32 reason, u32 detail)
@@ -1761,7 +2042,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	ctxs = conn->nwin * conn->cpw + conn->crd;
 
 	/* a flushed QP completes every WR, signaled or not */
-	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, ibdev->attrs.max_cqe);
+	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, gb_rdma_max_cqe(ibdev));
 	conn->cq = ib_alloc_cq(ibdev, conn, ncqe,
 			       conn->id % ibdev->num_comp_vectors,
 			       IB_POLL_WORKQUEUE);
@@ -1786,6 +2067,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	if (ret)
 		goto free_cq;
 	conn->qp = conn->cm_id->qp;
+	conn->ncqe = conn->cq->cqe;
 
 	ret = ib_query_qp(conn->qp, &attr, IB_QP_CAP, &got);
 	if (ret)
@@ -1798,7 +2080,15 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	f = conn->use_mr ? 3 : 1;	/* invalidate + register + R/W */
 	conn->wpw = f * conn->cpw;
 	conn->wrd = f * conn->crd;
-	sq = attr.cap.max_send_wr;
+	/*
+	 * A flush completes every posted WR, signaled or not, so the CQ must
+	 * hold them all: at most sq (sq_avail + the drain) sends and rq
+	 * receives. If max_cqe clamped the CQ, use fewer send queue slots,
+	 * and so fewer windows, or refuse.
+	 */
+	if (conn->cq->cqe <= (int)rq)
+		goto destroy_qp;
+	sq = min_t(u32, attr.cap.max_send_wr, conn->cq->cqe - rq);
 	if (sq < base + conn->wrd + conn->wpw)
 		goto destroy_qp;
 	if (sq < base + conn->wrd + conn->nwin * conn->wpw)
@@ -1823,18 +2113,6 @@ free_cq:
 	return ret;
 }
 
-static void gb_rdma_unaccount(struct gb_rdma_conn *conn)
-{
-	mutex_lock(&gb_rdma_lock);
-	conn->lis->nconns--;
-	conn->lis->refused++;
-	conn->dev->nconns--;
-	gb_rdma_nconns--;
-	gb_rdma_rejects++;
-	mutex_unlock(&gb_rdma_lock);
-	wake_up_all(&gb_rdma_waitq);
-}
-
 /**
  * gb_rdma_connect_request() - handle RDMA_CM_EVENT_CONNECT_REQUEST
  * @id:  the new connection's cm_id (context: the listener)
@@ -1847,6 +2125,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				   struct rdma_cm_event *ev)
 {
 	struct gb_rdma_listener *lis = id->context;
+	const struct sockaddr_storage *peer;
 	struct gb_rdma_accept acc = {};
 	struct rdma_conn_param cp = {};
 	struct gb_rdma_geom geom;
@@ -1859,13 +2138,29 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 				       ev->param.conn.private_data_len, &geom);
 	if (reason)
 		goto reject_count;
+	/* our view (see the accept below): READs we may issue to the client */
+	if (!ev->param.conn.initiator_depth) {
+		reason = GB_RDMA_REJ_READ;
+		goto reject_count;
+	}
+	if (!id->device->attrs.max_qp_init_rd_atom) {
+		reason = GB_RDMA_REJ_DEVICE;
+		goto reject_count;
+	}
 
+	peer = (const struct sockaddr_storage *)&id->route.addr.dst_addr;
 	mutex_lock(&gb_rdma_lock);
 	if (lis->dying) {
 		reason = GB_RDMA_REJ_SHUTDOWN;
+	} else if (gb_rdma_nconns >= READ_ONCE(gb_rdma_max_conns)) {
+		reason = GB_RDMA_REJ_BUSY;
+		detail = READ_ONCE(gb_rdma_max_conns);
 	} else if (lis->nconns >= lis->cfg.max_conns) {
 		reason = GB_RDMA_REJ_BUSY;
 		detail = lis->cfg.max_conns;
+	} else if (gb_rdma_peer_conns(lis, peer) >= lis->cfg.max_peer_conns) {
+		reason = GB_RDMA_REJ_BUSY;
+		detail = lis->cfg.max_peer_conns;
 	} else {
 		dev = gb_rdma_dev_get(id->device);
 		if (IS_ERR(dev)) {
@@ -1883,14 +2178,9 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn) {
-		mutex_lock(&gb_rdma_lock);
-		lis->nconns--;
-		dev->nconns--;
-		gb_rdma_nconns--;
-		mutex_unlock(&gb_rdma_lock);
-		wake_up_all(&gb_rdma_waitq);
-		reason = GB_RDMA_REJ_NOMEM;
-		goto reject_count;
+		gb_rdma_reject(id, GB_RDMA_REJ_NOMEM, 0);
+		gb_rdma_slot_put(lis, dev, true);
+		return 1;
 	}
 	conn->kind = GB_KIND_CONN;
 	conn->lis = lis;
@@ -1924,12 +2214,25 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	conn->client_avail = conn->grant;
 	conn->peer_credits = conn->geom.credits;
 
+	gb_rdma_fault_delay(&gb_rdma_fault_setup_ms);
 	mutex_lock(&gb_rdma_lock);
-	if (lis->dying || dev->dead) {
+	/*
+	 * Connect handlers of one listening id are serialized, but those of
+	 * a wildcard listener's per-device ids are not: count the peer's
+	 * connections again now that ours is about to be listed.
+	 */
+	if (lis->dying || dev->dead ||
+	    gb_rdma_peer_conns(lis, &conn->cm_id_peer) >=
+	    lis->cfg.max_peer_conns) {
+		if (lis->dying || dev->dead) {
+			reason = GB_RDMA_REJ_SHUTDOWN;
+		} else {
+			reason = GB_RDMA_REJ_BUSY;
+			detail = lis->cfg.max_peer_conns;
+		}
 		mutex_unlock(&gb_rdma_lock);
 		rdma_destroy_qp(id);
 		ib_free_cq(conn->cq);
-		reason = GB_RDMA_REJ_SHUTDOWN;
 		goto reject_free;
 	}
 	conn->id = ++gb_rdma_next_conn_id;
@@ -1949,30 +2252,42 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	acc.conn_id = cpu_to_le64(conn->id);
 	cp.private_data = &acc;
 	cp.private_data_len = sizeof(acc);
-	cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
+	/*
+	 * ib_cm and iw_cm present the REQ from our side already:
+	 * initiator_depth is how many RDMA READs we may have outstanding at
+	 * the client (its responder_resources), responder_resources how
+	 * many of its READs we serve (its initiator_depth). No swap here.
+	 */
+	cp.responder_resources = min_t(u32, ev->param.conn.responder_resources,
 				       id->device->attrs.max_qp_rd_atom);
-	cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
+	cp.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
 				   id->device->attrs.max_qp_init_rd_atom);
 	cp.rnr_retry_count = 7;
 	conn->last_req = jiffies;
-	conn->last_rx = jiffies;
+	conn->last_progress = jiffies;
+	conn->last_cqe = jiffies;
+	/*
+	 * Arm the idle timer before the connection can close: once accepted
+	 * it may (a bad first record), and conn->release cancels the timer
+	 * again after rdma_destroy_id(), which waits for this handler.
+	 */
+	queue_delayed_work(gb_rdma_wq, &conn->idle, gb_rdma_stall_limit(conn));
 	ret = rdma_accept(id, &cp);
+	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
 		pr_warn_ratelimited("accept failed: %d\n", ret);
 		gb_rdma_conn_close(conn);
 		return 0;
 	}
-	if (lis->cfg.idle_timeout)
-		queue_delayed_work(gb_rdma_wq, &conn->idle,
-				   gb_rdma_idle_jiffies(conn));
 	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
 			 &conn->cm_id_peer, true);
 	return 0;
 
 reject_free:
-	gb_rdma_unaccount(conn);
-	gb_rdma_conn_free_mem(conn);
+	gb_rdma_conn_free_mem(conn);	/* unmaps from dev->ibdev */
 	gb_rdma_reject(id, reason, detail);
+	gb_rdma_slot_put(lis, dev, true);
+	gb_rdma_fault_delay(&gb_rdma_fault_late_ms);
 	return 1;
 
 reject_count:
@@ -2113,6 +2428,15 @@ static int gb_rdma_check_cfg(struct gb_listener_config *c,
 		c->credits = GB_RDMA_DEF_CREDITS;
 	if (!c->max_conns)
 		c->max_conns = GB_RDMA_DEF_MAX_CONNS;
+	if (!c->max_peer_conns)
+		c->max_peer_conns = GB_RDMA_DEF_PEER_CONNS;
+	/*
+	 * An RDMA connection holds a QP, rings and possibly windows of
+	 * pinned pages, and a peer that vanished holding nothing is only
+	 * noticed by this timeout: there is no "never" (604800 s is the max).
+	 */
+	if (!c->idle_timeout)
+		c->idle_timeout = GB_RDMA_DEF_IDLE;
 	if (c->window < GB_RDMA_WINDOW_MIN || c->window > GB_RDMA_WINDOW_MAX ||
 	    c->window % 4096) {
 		NL_SET_ERR_MSG(extack,
@@ -2181,11 +2505,21 @@ free:
 	return ret;
 }
 
-/* Stop @lis (already unlinked and marked dying) and free it. */
+/**
+ * gb_rdma_lis_stop() - stop a listener (already unlinked and marked dying)
+ * @lis: the listener
+ *
+ * Destroys the listening cm_id, which waits for connect handlers running
+ * on it, so no connection can be added to @lis afterwards; then closes its
+ * connections without waiting for them (listener delete runs under
+ * genl_mutex). @lis is freed here if it has no connection left, else by
+ * the release of its last one (gb_rdma_slot_put()).
+ */
 static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 {
 	struct rdma_cm_id *id;
 	struct gb_rdma_conn *conn;
+	bool free_lis;
 
 	cancel_delayed_work_sync(&lis->rebind);
 	mutex_lock(&gb_rdma_lock);
@@ -2194,16 +2528,18 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 	mutex_unlock(&gb_rdma_lock);
 	if (id)
 		rdma_destroy_id(id);
+	pr_info("listener %u: stopped\n", lis->id);
+	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
 
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(conn, &gb_rdma_conns, node)
 		if (conn->lis == lis)
 			gb_rdma_conn_close(conn);
+	lis->stopped = true;
+	free_lis = !lis->nconns;
 	mutex_unlock(&gb_rdma_lock);
-	wait_event(gb_rdma_waitq, READ_ONCE(lis->nconns) == 0);
-	pr_info("listener %u: stopped\n", lis->id);
-	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
-	kfree(lis);
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
 }
 
 static int gb_rdma_lis_del(const struct sockaddr_storage *addr,
@@ -2361,6 +2697,7 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 {
 	struct gb_rdma_stats *st;
 	struct gb_rdma_conn *conn;
+	struct gb_rdma_dev *dev;
 	u32 conns;
 
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
@@ -2373,32 +2710,130 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 		   st->bytes_written, st->bytes_read, st->bytes_read_direct);
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
+	list_for_each_entry(dev, &gb_rdma_devs, node)
+		seq_printf(m, "dev %s pd %d conns %u dead %d\n",
+			   dev_name(&dev->ibdev->dev), !!dev->pd, dev->nconns,
+			   dev->dead);
+	/* sq, rq: most WRs ever outstanding on each queue, drain included */
 	list_for_each_entry(conn, &gb_rdma_conns, node)
-		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu\n",
+		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u\n",
 			   conn->id, conn->use_mr, conn->mr_quiesce, conn->nwin,
 			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
-			   conn->st.rw_mr_ctxs);
+			   conn->st.rw_mr_ctxs, conn->ncqe, conn->sq_size + 1,
+			   conn->nrx + 1);
 	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_rdma_dbg);
 
+/*
+ * rdma-fault/qp_fatal: write a connection id to raise IB_EVENT_QP_FATAL on
+ * its QP from timer (softirq) context while process context holds
+ * conn->lock with BHs enabled, as siw and bnxt_re can deliver it while a
+ * completion handler holds the lock. The write returns once the event
+ * was delivered (or -ETIMEDOUT).
+ */
+struct gb_rdma_inject {
+	struct timer_list timer;
+	struct gb_rdma_conn *conn;
+	bool fired;
+};
+
+static void gb_rdma_inject_fire(struct timer_list *t)
+{
+	struct gb_rdma_inject *inj = from_timer(inj, t, timer);
+	struct ib_event ev = {
+		.device = inj->conn->dev->ibdev,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	ev.element.qp = inj->conn->qp;
+	gb_rdma_qp_event(&ev, inj->conn);
+	WRITE_ONCE(inj->fired, true);
+}
+
+static ssize_t gb_rdma_fault_qp_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct gb_rdma_inject inj = {};
+	struct gb_rdma_conn *conn;
+	int ret, i;
+	u64 id;
+
+	ret = kstrtou64_from_user(ubuf, len, 0, &id);
+	if (ret)
+		return ret;
+	mutex_lock(&gb_rdma_lock);	/* keeps the connection listed */
+	ret = -ENOENT;
+	list_for_each_entry(conn, &gb_rdma_conns, node) {
+		if (conn->id != id || test_bit(GB_CONN_CLOSING, &conn->flags))
+			continue;
+		inj.conn = conn;
+		timer_setup_on_stack(&inj.timer, gb_rdma_inject_fire, 0);
+		spin_lock(&conn->lock);
+		inj.timer.expires = jiffies + 1;
+		add_timer_on(&inj.timer, smp_processor_id());
+		for (i = 0; i < 500 && !READ_ONCE(inj.fired); i++)
+			mdelay(1);
+		spin_unlock(&conn->lock);
+		del_timer_sync(&inj.timer);
+		destroy_timer_on_stack(&inj.timer);
+		ret = inj.fired ? 0 : -ETIMEDOUT;
+		break;
+	}
+	mutex_unlock(&gb_rdma_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations gb_rdma_fault_qp_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = gb_rdma_fault_qp_write,
+};
+
+static struct dentry *gb_rdma_fault_dir;
+
 static void gb_rdma_dbg_init(void)
 {
-	struct dentry *dir = debugfs_lookup("goblin", NULL);
+	struct dentry *dir = debugfs_lookup("goblin", NULL), *f;
 
 	if (IS_ERR_OR_NULL(dir))
 		return;
 	gb_rdma_dbg = debugfs_create_file("rdma", 0400, dir, NULL,
 					  &gb_rdma_dbg_fops);
+	f = debugfs_create_dir("rdma-fault", dir);
 	dput(dir);
+	if (IS_ERR(f))
+		return;
+	gb_rdma_fault_dir = f;
+	debugfs_create_u32("release_delay_ms", 0600, f,
+			   &gb_rdma_fault_release_ms);
+	debugfs_create_u32("late_delay_ms", 0600, f, &gb_rdma_fault_late_ms);
+	debugfs_create_u32("setup_delay_ms", 0600, f, &gb_rdma_fault_setup_ms);
+	debugfs_create_u32("accept_delay_ms", 0600, f,
+			   &gb_rdma_fault_accept_ms);
+	debugfs_create_u32("remove_delay_ms", 0600, f,
+			   &gb_rdma_fault_remove_ms);
+	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
+	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
+	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }
 
 /* ---------------------------------------------------------------------- */
 /* device removal */
 
+/* ib_client .add: a device appeared (or existed at load); no PD yet. */
 static int gb_rdma_add_one(struct ib_device *ibdev)
 {
+	struct gb_rdma_dev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	mutex_lock(&gb_rdma_lock);
+	list_add_tail(&dev->node, &gb_rdma_devs);
+	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }
 
@@ -2410,7 +2845,9 @@ static int gb_rdma_add_one(struct ib_device *ibdev)
  * Runs before rdma_cm's own removal (clients are removed in LIFO order), so
  * the connections' cm_ids are still valid: close every connection on the
  * device, wait until all are freed, move listeners bound to the device to
- * the rebind retry, then free the PD.
+ * the rebind retry, then free the PD and the state. Connect requests
+ * rdma_cm delivers for the device afterwards find no state and are
+ * refused (gb_rdma_dev_get()).
  */
 static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 {
@@ -2458,10 +2895,13 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	mutex_lock(&gb_rdma_lock);
 	list_del(&dev->node);
 	mutex_unlock(&gb_rdma_lock);
-	ib_dealloc_pd(dev->pd);
-	pr_info("released device %s\n", dev_name(&ibdev->dev));
-	gb_nl_event_device(dev_name(&ibdev->dev), false);
-	kfree(dev);
+	if (dev->pd) {
+		ib_dealloc_pd(dev->pd);
+		pr_info("released device %s\n", dev_name(&ibdev->dev));
+		gb_nl_event_device(dev_name(&ibdev->dev), false);
+	}
+	gb_rdma_free_state(dev, sizeof(*dev));
+	gb_rdma_fault_delay(&gb_rdma_fault_remove_ms);
 }
 
 static struct ib_client gb_rdma_ib_client = {
@@ -2512,12 +2952,15 @@ int gb_rdma_init(void)
 {
 	int ret;
 
-	gb_rdma_wq = alloc_workqueue("goblin_rdma", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				     0);
+	/*
+	 * Not WQ_MEM_RECLAIM: no reclaim waits for this work, and it
+	 * allocates with GFP_KERNEL and reads tails through the page cache,
+	 * which a rescuer thread could not make progress with anyway.
+	 */
+	gb_rdma_wq = alloc_workqueue("goblin_rdma", WQ_UNBOUND, 0);
 	if (!gb_rdma_wq)
 		return -ENOMEM;
-	gb_rdma_io_wq = alloc_workqueue("goblin_rdma_io",
-					WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	gb_rdma_io_wq = alloc_workqueue("goblin_rdma_io", WQ_HIGHPRI, 0);
 	if (!gb_rdma_io_wq) {
 		destroy_workqueue(gb_rdma_wq);
 		return -ENOMEM;
@@ -2542,6 +2985,8 @@ void gb_rdma_exit(void)
 
 	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
+	debugfs_remove(gb_rdma_fault_dir);
+	gb_rdma_fault_dir = NULL;
 	debugfs_remove(gb_rdma_dbg);
 	gb_rdma_dbg = NULL;
 	for (;;) {
@@ -2565,4 +3010,5 @@ void gb_rdma_exit(void)
 	ib_unregister_client(&gb_rdma_ib_client);
 	destroy_workqueue(gb_rdma_io_wq);
 	destroy_workqueue(gb_rdma_wq);
+	gb_rdma_graves_free();
 }

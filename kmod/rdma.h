@@ -80,4 +80,11 @@ struct gb_rdma_stats {
  */
 void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns);
 
+/*
+ * Cap on RDMA connections over all listeners (beside each listener's
+ * max_conns and max_peer_conns); lowering it refuses new connections only.
+ */
+u32 gb_rdma_get_max_conns(void);
+void gb_rdma_set_max_conns(u32 max);
+
 #endif /* _GOBLIN_RDMA_H */

@@ -322,6 +322,8 @@ const char *gb_rdma_reject_str(unsigned int reason)
 		return "listener shutting down";
 	case GB_RDMA_REJ_DEVICE:
 		return "RDMA device lacks a needed capability";
+	case GB_RDMA_REJ_READ:
+		return "client allows no RDMA READ (responder_resources 0)";
 	default:
 		return "unknown reject reason";
 	}

@@ -655,6 +655,8 @@ static const char *const attr_names[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_MAX_CONNS] = "max_conns",
 	[GOBLIN_A_IDLE_TIMEOUT] = "idle_timeout",
 	[GOBLIN_A_CREDITS] = "credits",
+	[GOBLIN_A_MAX_PEER_CONNS] = "max_peer_conns",
+	[GOBLIN_A_RDMA_MAX_CONNS] = "rdma_max_conns",
 	[GOBLIN_A_KEY] = "key",
 	[GOBLIN_A_PREFIX] = "prefix",
 	[GOBLIN_A_NUMA_POLICY] = "policy",
@@ -927,6 +929,7 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_bool(r, "mlock", tb[GOBLIN_A_MLOCK] &&
 		 nla_get_u8(tb[GOBLIN_A_MLOCK]));
 	rec_u64(r, "cores", get_u32(tb[GOBLIN_A_CORES]));
+	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	return NL_OK;
 }
 
@@ -1060,6 +1063,8 @@ static int parse_listener(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		rec_size(r, "window", get_u32(tb[GOBLIN_A_WINDOW]));
 		rec_u64(r, "windows", get_u32(tb[GOBLIN_A_WINDOWS]));
 		rec_u64(r, "credits", get_u32(tb[GOBLIN_A_CREDITS]));
+		rec_u64(r, "max_peer_conns",
+			get_u32(tb[GOBLIN_A_MAX_PEER_CONNS]));
 	}
 	return NL_OK;
 }
@@ -1305,9 +1310,13 @@ static int store_set(int argc, char **argv)
 		else if (!strcmp(k, "cores"))
 			err = nla_put_u32(msg, GOBLIN_A_CORES,
 					  arg_u64(k, v, UINT32_MAX));
+		else if (!strcmp(k, "rdma-max-conns") ||
+			 !strcmp(k, "rdma_max_conns"))
+			err = nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS,
+					  arg_u64(k, v, UINT32_MAX));
 		else
 			die("store set: unknown setting \"%s\" (%s)", k,
-			    "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores");
+			    "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
 		if (err)
 			die("request too large");
 	}
@@ -1334,7 +1343,7 @@ static void put_addr(struct nl_msg *msg, const struct addr *ad)
 }
 
 #define LISTENER_ADD_USAGE \
-	"listener add KIND ADDR[:PORT] [port N] [window SIZE] [windows N] [max-conns N] [idle-timeout S] [credits N]"
+	"listener add KIND ADDR[:PORT] [port N] [window SIZE] [windows N] [max-conns N] [idle-timeout S] [credits N] [max-peer-conns N]"
 #define LISTENER_DEL_USAGE \
 	"listener del KIND ADDR[:PORT] [port N]"
 
@@ -1378,6 +1387,10 @@ static int listener_change(bool add, int argc, char **argv)
 		else if (!strcmp(k, "credits"))
 			nla_put_u32(msg, GOBLIN_A_CREDITS,
 				    arg_u64(k, v, UINT32_MAX));
+		else if (!strcmp(k, "max-peer-conns") ||
+			 !strcmp(k, "max_peer_conns"))
+			nla_put_u32(msg, GOBLIN_A_MAX_PEER_CONNS,
+				    arg_u64(k, v, UINT32_MAX));
 		else
 			die("listener add: unknown setting \"%s\"", k);
 	}
@@ -1401,7 +1414,8 @@ static void dump_listeners(struct recs *rs, int kind)
 
 static const char *const listener_cols[] = {
 	"kind", "id", "address", "port", "conns", "conns_total", "refused",
-	"max_conns", "idle_timeout", "window", "windows", "credits", NULL
+	"max_conns", "idle_timeout", "window", "windows", "credits",
+	"max_peer_conns", NULL
 };
 
 static int cmd_listener(int argc, char **argv)

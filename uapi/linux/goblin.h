@@ -18,18 +18,21 @@
  * Commands (P = needs CAP_NET_ADMIN, GENL_ADMIN_PERM):
  *   VERSION_GET        do     -> VERSION
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
- *                                PROMOTION MLOCK CORES
+ *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
  *   STATS_GET          do     -> STATS (nest, GOBLIN_STATS_A_*)
  *   LISTENER_ADD   P   do     LISTENER_KIND, ADDR4|ADDR6, PORT, optional
  *                             WINDOW WINDOWS MAX_CONNS IDLE_TIMEOUT CREDITS
+ *                             MAX_PEER_CONNS (WINDOW WINDOWS CREDITS
+ *                             MAX_PEER_CONNS: RDMA listeners only)
  *   LISTENER_DEL   P   do     LISTENER_KIND, ADDR4|ADDR6, PORT
  *   LISTENER_GET       dump   optional LISTENER_KIND filter; one message per
  *                             listener: LISTENER_KIND LISTENER_ID ADDR4|6
  *                             PORT WINDOW WINDOWS MAX_CONNS IDLE_TIMEOUT
  *                             CREDITS CONNS CONNS_TOTAL REFUSED
+ *                             MAX_PEER_CONNS
  *   CONN_GET       P   dump   optional LISTENER_KIND filter; one message per
  *                             connection: LISTENER_KIND LISTENER_ID CONN_ID
  *                             PEER_ADDR4|6 PEER_PORT RX_BYTES TX_BYTES
@@ -153,7 +156,9 @@ enum goblin_attr {
 	GOBLIN_A_WINDOW,		/* u32 bytes, RDMA bulk window size */
 	GOBLIN_A_WINDOWS,		/* u32, RDMA bulk windows per QP */
 	GOBLIN_A_MAX_CONNS,		/* u32 */
-	GOBLIN_A_IDLE_TIMEOUT,		/* u32 seconds, 0 = never */
+	GOBLIN_A_IDLE_TIMEOUT,		/* u32 seconds; 0 = never for memcache,
+					 * the default (300) for RDMA
+					 */
 	GOBLIN_A_CREDITS,		/* u32, RDMA control ring credits */
 	GOBLIN_A_CONNS,			/* u32 open connections */
 	GOBLIN_A_CONNS_TOTAL,		/* u64 accepted since creation */
@@ -188,6 +193,12 @@ enum goblin_attr {
 					 * returned by the client
 					 */
 	GOBLIN_A_RDMA_ERRORS,		/* nest, GOBLIN_RDMA_ERR_A_* */
+	GOBLIN_A_MAX_PEER_CONNS,	/* u32, RDMA listener: connections from
+					 * one peer address (default 32)
+					 */
+	GOBLIN_A_RDMA_MAX_CONNS,	/* u32, RDMA connections over all
+					 * listeners (default 1024)
+					 */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1

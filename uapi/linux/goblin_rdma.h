@@ -196,6 +196,10 @@ enum gb_rdma_reject_reason {
 	GB_RDMA_REJ_NOMEM = 6,		/* server out of resources */
 	GB_RDMA_REJ_SHUTDOWN = 7,	/* listener is going away */
 	GB_RDMA_REJ_DEVICE = 8,		/* device lacks a needed capability */
+	GB_RDMA_REJ_READ = 9,		/* client serves no RDMA READ
+					 * (responder_resources 0): the
+					 * server could never pull a SET
+					 */
 };
 
 /**

@@ -3,7 +3,14 @@
  * rdmaprobe: raw Goblin RDMA v3 client for the functional suite. Speaks the
  * protocol record by record (no libgoblin) so that it can also misbehave.
  *
- *   rdmaprobe [-b BIND] [-W WIN] [-N WINDOWS] [-C CREDITS] ADDR PORT CMD ...
+ *   rdmaprobe [-b BIND] [-W WIN] [-N WINDOWS] [-C CREDITS] [-r RESP]
+ *             [-i INIT] [-P RECVS] [-E REASON] ADDR PORT CMD ...
+ *
+ *   -r, -i  responder_resources, initiator_depth of the connect (4, 4)
+ *   -P      post only RECVS receives and never repost them, while still
+ *           granting CREDITS (the server's SENDs then meet RNR NAKs)
+ *   -E      expect the connect to be rejected with reason REASON: exit 0
+ *           if it is, 1 otherwise (CMD is not run)
  *
  * Commands (exit 0 when the server behaved as expected):
  *   stream KEY SIZE   SET a patterned value, GET it back through the
@@ -21,6 +28,19 @@
  *                     exit 0 if the server disconnected us
  *   stall KEY SIZE SECS  SET, unknown record, GET miss, GET KEY keeping
  *                     every window filled; stay SECS (statistics test)
+ *   bigsend           send a 600-byte SEND right after the connection is
+ *                     established: expect disconnect
+ *   keepflow KEY SIZE SECS  SET KEY, GET it (larger than the windows),
+ *                     keep every window and send FLOW{windows=0} every
+ *                     0.5 s; exit 0 if the server disconnects within SECS
+ *   rnr KEY SIZE SECS (with -P 1) SET KEY, then GET it without receives
+ *                     posted, sending FLOW{windows=0} every 0.5 s while
+ *                     credits last; exit 0 if the server disconnects
+ *                     within SECS
+ *   readstall KEY SIZE SECS  SET KEY and, without waiting for its STATUS,
+ *                     send FLOW{windows=0} every 0.5 s (the test drops
+ *                     the READ responses); exit 0 if the server
+ *                     disconnects within SECS
  */
 #include <errno.h>
 #include <poll.h>
@@ -54,6 +74,10 @@ static int disconnected;
 static char reply[REC] __aligned(8);
 static int rkey_delta;
 static int bad_magic;
+static unsigned int resp_res = 4, init_depth = 4;
+static int post_limit = -1;	/* -P: receives posted, never reposted */
+static int want_reject = -1;	/* -E: expected reject reason */
+static int reject_reason = -1;	/* reason of the last REJECTED event */
 
 static void die(const char *m)
 {
@@ -81,14 +105,19 @@ static int cm_wait(enum rdma_cm_event_type want, int ms,
 		return -1;
 	if (copy)
 		*copy = *ev;
-	if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+	/* a REJ after RTU: the server destroyed a connection still in setup */
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+	    ev->event == RDMA_CM_EVENT_REJECTED)
 		disconnected = 1;
 	if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data &&
 	    ev->param.conn.private_data_len >= sizeof(struct gb_rdma_reject)) {
 		const struct gb_rdma_reject *r = ev->param.conn.private_data;
 
-		printf("# rejected: reason %u (%s)\n", le16toh(r->reason),
-		       gb_rdma_reject_str(le16toh(r->reason)));
+		printf("# rejected: reason %u (%s) detail %u\n",
+		       le16toh(r->reason),
+		       gb_rdma_reject_str(le16toh(r->reason)),
+		       le32toh(r->detail));
+		reject_reason = le16toh(r->reason);
 	}
 	enum rdma_cm_event_type got = ev->event;
 
@@ -157,8 +186,10 @@ static int recv_rec(int ms, struct gb_rdma_rec *rec)
 		if (wc.opcode != IBV_WC_RECV)
 			continue;
 		memcpy(reply, ring + wc.wr_id * REC, REC);
-		post_recv(wc.wr_id);
-		owed++;
+		if (post_limit < 0) {
+			post_recv(wc.wr_id);
+			owed++;
+		}
 		if (gb_rdma_rec_parse(reply, wc.byte_len, rec, &msg) ==
 		    GB_RDMA_PARSE_FATAL) {
 			printf("# bad record from server: %s\n", msg);
@@ -225,7 +256,7 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 			       IBV_ACCESS_REMOTE_READ);
 	if (!ring_mr || !region_mr)
 		die("reg mr");
-	for (i = 0; i < credits; i++)
+	for (i = 0; i < credits && (post_limit < 0 || (int)i < post_limit); i++)
 		post_recv(i);
 	g.window_size = win;
 	g.window_count = nwin;
@@ -238,8 +269,8 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 		c.magic = htole32(0x12345678);
 	cp.private_data = &c;
 	cp.private_data_len = sizeof(c);
-	cp.responder_resources = 4;
-	cp.initiator_depth = 4;
+	cp.responder_resources = resp_res;
+	cp.initiator_depth = init_depth;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 	if (rdma_connect(id, &cp))
@@ -247,7 +278,14 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 	/* 20 s: a lost connect reply is retransmitted after several seconds */
 	if (cm_wait(RDMA_CM_EVENT_ESTABLISHED, 20000, &ev)) {
 		printf("# connect not established\n");
+		if (want_reject >= 0)
+			exit(reject_reason == want_reject ? 0 : 1);
 		exit(bad_magic ? 0 : 1);
+	}
+	if (want_reject >= 0) {
+		printf("# connect accepted, expected reject reason %d\n",
+		       want_reject);
+		exit(1);
 	}
 	if (bad_magic) {
 		printf("# bad magic accepted!\n");
@@ -437,6 +475,123 @@ static int cmd_stall(const char *key, uint64_t size, int secs)
 	return expect_disconnect(secs * 1000) == 0;
 }
 
+/* SET @key to @size patterned bytes from the staging area: 0 if STORED. */
+static int set_value(const char *key, uint64_t size, uint64_t tag)
+{
+	char *src = region + (size_t)win * nwin;
+	struct gb_rdma_rec r;
+	uint64_t i;
+
+	if (size > (1 << 20))
+		return 1;
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, tag);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# set %s failed (type %#x)\n", key, r.type);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Wait up to @secs for the server to disconnect us, sending a
+ * FLOW{windows=0} keepalive every 0.5 s while more than one credit is
+ * left. Return 0 if the server disconnected us (and print after how long).
+ */
+static int flow_keepalive(int secs)
+{
+	double t0 = now(), next = t0;
+	unsigned int sent = 0;
+	struct gb_rdma_rec r;
+
+	while (!disconnected && now() < t0 + secs) {
+		if (now() >= next && srv_credits > 1) {
+			send_flow(0);
+			sent++;
+			next = now() + 0.5;
+		}
+		if (recv_rec(100, &r) == 0) {
+			if (r.type != GB_RDMA_FLOW)
+				printf("# unexpected record type %#x\n",
+				       r.type);
+		} else if (!disconnected) {
+			cm_wait(RDMA_CM_EVENT_DISCONNECTED, 50, NULL);
+		}
+	}
+	printf("# %s after %.1f s, %u FLOW{windows=0} keepalives sent\n",
+	       disconnected ? "disconnected" : "still connected", now() - t0,
+	       sent);
+	return !disconnected;
+}
+
+/* GET @key, keep every window it fills, then FLOW keepalives only. */
+static int cmd_keepflow(const char *key, uint64_t size, int secs)
+{
+	unsigned int held = 0;
+	struct gb_rdma_rec r;
+
+	if (size <= (uint64_t)win * used_windows || set_value(key, size, 30))
+		return 1;
+	send_get(key, 31);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE)
+		return 1;
+	while (held < used_windows) {
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK)
+			return 1;
+		held++;
+	}
+	printf("# holding %u windows\n", held);
+	return flow_keepalive(secs);
+}
+
+/* With -P 1: SET @key, then GET it with no receive posted any more. */
+static int cmd_rnr(const char *key, uint64_t size, int secs)
+{
+	if (post_limit != 1) {
+		printf("# rnr needs -P 1\n");
+		return 1;
+	}
+	if (set_value(key, size, 40))
+		return 1;
+	send_get(key, 41);
+	printf("# GET sent, no receive posted\n");
+	return flow_keepalive(secs);
+}
+
+/* SET @key; its READ responses are dropped by the test (tc). */
+static int cmd_readstall(const char *key, uint64_t size, int secs)
+{
+	char *src = region + (size_t)win * nwin;
+	uint64_t i;
+
+	if (size > (1 << 20))
+		return 1;
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 45);
+	printf("# SET sent\n");
+	return flow_keepalive(secs);
+}
+
+/* A 600-byte SEND into the server's 512-byte receive buffers. */
+static int cmd_bigsend(void)
+{
+	char *buf = ring + credits * REC;
+	struct ibv_sge sge = { (uintptr_t)buf, 600, ring_mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 3000000, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	gb_rdma_hdr_init(buf, GB_RDMA_NOOP, 50, 0, 0);
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("post_send");
+	return expect_disconnect(10000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *bind = NULL, *cmd;
@@ -444,7 +599,7 @@ int main(int argc, char **argv)
 	int o, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "b:W:N:C:")) != -1) {
+	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:")) != -1) {
 		switch (o) {
 		case 'b':
 			bind = optarg;
@@ -457,6 +612,18 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			credits = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			resp_res = strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			init_depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'P':
+			post_limit = atoi(optarg);
+			break;
+		case 'E':
+			want_reject = atoi(optarg);
 			break;
 		default:
 			return 2;
@@ -479,6 +646,17 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "stall"))
 		return cmd_stall(argv[0], strtoull(argv[1], NULL, 0),
 				 atoi(argv[2]));
+	if (!strcmp(cmd, "keepflow"))
+		return cmd_keepflow(argv[0], strtoull(argv[1], NULL, 0),
+				    atoi(argv[2]));
+	if (!strcmp(cmd, "rnr"))
+		return cmd_rnr(argv[0], strtoull(argv[1], NULL, 0),
+			       atoi(argv[2]));
+	if (!strcmp(cmd, "bigsend"))
+		return cmd_bigsend();
+	if (!strcmp(cmd, "readstall"))
+		return cmd_readstall(argv[0], strtoull(argv[1], NULL, 0),
+				     atoi(argv[2]));
 	if (!strcmp(cmd, "unknown")) {
 		gb_rdma_hdr_init(next_send(), 0x7e, 5, 0, 0);
 		send_rec();
