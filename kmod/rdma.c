@@ -66,10 +66,11 @@
  * for the duration of the READ. The tail part lives in the tail file's
  * page cache, which must be written through the file (dirty tracking), so
  * it is READ into a per-connection bounce buffer and copied with
- * gb_obj_write(). The store API does not expose an object's head length;
- * it is min(bytes, ram_head), ram_head being sampled before and after
- * gb_obj_alloc() - if it changed in between, the whole value goes through
- * the bounce buffer. A failed READ is never reaped as complete, so a
+ * gb_obj_write(). Which bytes are head bytes is the allocated object's
+ * own gb_obj_head_len(), fixed by gb_obj_alloc(), never a guess from the
+ * current ram_head (which may change while a SET runs: a READ straight
+ * into tail pages would bypass the page cache's dirty tracking and lose
+ * the bytes at reclaim). A failed READ is never reaped as complete, so a
  * partly read object is dropped, never committed.
  *
  * Work request and MR accounting
@@ -112,6 +113,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/netlink.h>
 #include <linux/kernel.h>
@@ -1078,18 +1080,29 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 	}
 }
 
-static u32 gb_rdma_ram_head(void)
-{
-	struct gb_store_config *cfg;
-	u32 v = 0;
+/*
+ * Test knob (debugfs goblin/rdma_set_delay_ms, 0 = off): pause up to that
+ * long before and after a SET's gb_obj_alloc(), announcing each pause in
+ * the log; a pause ends early when the knob's value changes. A test can
+ * so change the store configuration around the allocation, step by step
+ * (func/rdma: "ram_head A -> B -> A during a SET").
+ */
+static u32 gb_rdma_set_delay_ms;
+#define GB_RDMA_SET_DELAY_MAX	30000U
+#define GB_RDMA_SET_DELAY_STEP	20U
 
-	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
-	if (cfg) {
-		gb_store_get_config(cfg);
-		v = cfg->ram_head;
-		kfree(cfg);
-	}
-	return v;
+static void gb_rdma_test_delay(struct gb_rdma_conn *conn, const char *where)
+{
+	u32 v = READ_ONCE(gb_rdma_set_delay_ms);
+	u32 ms = min(v, GB_RDMA_SET_DELAY_MAX), t;
+
+	if (likely(!ms))
+		return;
+	pr_info("conn %llu: test delay up to %u ms %s gb_obj_alloc\n",
+		conn->id, ms, where);
+	for (t = 0; t < ms && READ_ONCE(gb_rdma_set_delay_ms) == v;
+	     t += GB_RDMA_SET_DELAY_STEP)
+		msleep(GB_RDMA_SET_DELAY_STEP);
 }
 
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
@@ -1098,7 +1111,6 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	const struct gb_rdma_geom *g = &conn->geom;
 	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
 	struct gb_obj *obj;
-	u32 head;
 
 	conn->st.sets++;
 	if (bytes && (addr < g->window_base ||
@@ -1107,10 +1119,11 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		gb_rdma_fail(conn, GB_RDMA_E_RANGE, "SET source");
 		return -EINVAL;
 	}
-	head = gb_rdma_ram_head();
+	gb_rdma_test_delay(conn, "before");
 	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
 			   r->rec.u.set.flags,
 			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+	gb_rdma_test_delay(conn, "after");
 	if (IS_ERR_OR_NULL(obj)) {
 		gb_rdma_prep_store_result(conn, obj ? PTR_ERR(obj) : -ENOMEM);
 		r->done_after_reply = true;
@@ -1118,9 +1131,8 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	}
 	r->sobj = obj;
 	r->soff = 0;
-	/* head length as gb_obj_alloc() computed it, or 0 if unsure */
-	r->shead = head && head == gb_rdma_ram_head() ? min_t(u64, bytes, head)
-						       : 0;
+	/* the object's own split: only head pages may take DMA directly */
+	r->shead = gb_obj_head_len(obj);
 	if (bytes > r->shead && gb_rdma_bounce(conn)) {
 		gb_obj_put(obj);
 		r->sobj = NULL;
@@ -2391,6 +2403,20 @@ static void gb_rdma_dbg_init(void)
 		return;
 	gb_rdma_dbg = debugfs_create_file("rdma", 0400, dir, NULL,
 					  &gb_rdma_dbg_fops);
+	debugfs_create_u32("rdma_set_delay_ms", 0600, dir,
+			   &gb_rdma_set_delay_ms);
+	dput(dir);
+}
+
+static void gb_rdma_dbg_exit(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	debugfs_remove(gb_rdma_dbg);
+	gb_rdma_dbg = NULL;
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	debugfs_lookup_and_remove("rdma_set_delay_ms", dir);
 	dput(dir);
 }
 
@@ -2542,8 +2568,7 @@ void gb_rdma_exit(void)
 
 	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
-	debugfs_remove(gb_rdma_dbg);
-	gb_rdma_dbg = NULL;
+	gb_rdma_dbg_exit();
 	for (;;) {
 		mutex_lock(&gb_rdma_lock);
 		lis = list_first_entry_or_null(&gb_rdma_listeners,
