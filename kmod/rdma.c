@@ -654,16 +654,20 @@ static int gb_rdma_send_reply(struct gb_rdma_conn *conn)
 	return gb_rdma_post_tx(conn, tx, NULL);
 }
 
-static void gb_rdma_prep_error(struct gb_rdma_conn *conn, u32 kind,
-			       const char *msg)
+/* Prepare ERROR of @kind; the message says what was wrong, never empty. */
+static __printf(3, 4) void gb_rdma_prep_error(struct gb_rdma_conn *conn,
+					      u32 kind, const char *fmt, ...)
 {
 	struct gb_rdma_error *e;
+	va_list ap;
 
 	gb_rdma_hdr_init(conn->cur.reply, GB_RDMA_R_ERROR, conn->cur.rec.tag,
 			 0, sizeof(*e));
 	e = (void *)(conn->cur.reply + sizeof(struct gb_rdma_hdr));
 	e->kind = cpu_to_le32(kind);
-	strscpy(e->msg, msg, sizeof(e->msg));
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
 	conn->cur.reply_pending = true;
 }
 
@@ -1069,9 +1073,8 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
 				   "object too large for cache");
 		break;
-	case -EINVAL:
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT,
-				   "bad data chunk");
+	case -EINVAL:	/* gb_obj_alloc(): the store refused the key */
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "bad key");
 		break;
 	default:
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
@@ -1156,7 +1159,9 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			if (ret) {
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
-				gb_rdma_prep_store_result(conn, ret);
+				/* -EINVAL here is no bad key */
+				gb_rdma_prep_store_result(conn, ret == -EINVAL ?
+							  -EIO : ret);
 				break;
 			}
 			r->soff += r->slen;
@@ -1230,19 +1235,19 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	r->done_after_reply = true;
 	conn->st.requests++;
 	WRITE_ONCE(conn->last_req, jiffies);
-	ret = gb_rdma_rec_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
-	if (ret == GB_RDMA_PARSE_OK && r->rec.type >= 0x80)
-		ret = GB_RDMA_PARSE_UNKNOWN;
+	/* response types (BULK, VALUE, ...) are unknown requests */
+	ret = gb_rdma_req_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
 	switch (ret) {
 	case GB_RDMA_PARSE_OK:
 		break;
 	case GB_RDMA_PARSE_UNKNOWN:
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR,
+				   "unknown record type 0x%02x", r->rec.type);
 		return 0;
 	case GB_RDMA_PARSE_CLIENT:
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, msg);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "%s", msg);
 		return 0;
 	default:
 		gb_rdma_fail(conn, GB_RDMA_E_BAD_RECORD, msg);
@@ -1276,8 +1281,10 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	case GB_RDMA_TOUCH:
 		gb_rdma_keyop(conn);
 		return 0;
-	default:
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+	default:	/* parsed but not served (e.g. FLOW never gets here) */
+		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR,
+				   "unknown record type 0x%02x", r->rec.type);
 		return 0;
 	}
 }
