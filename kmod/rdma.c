@@ -1108,6 +1108,25 @@ static void gb_rdma_test_delay(struct gb_rdma_conn *conn, const char *where)
 		msleep(GB_RDMA_SET_DELAY_STEP);
 }
 
+/*
+ * Does the SET source [@addr, @addr + @bytes), already known to lie in the
+ * region, overlap a window the server owns (one not held by the client)?
+ * The uapi forbids that: the server may fill such a window at any time.
+ */
+static bool gb_rdma_src_in_window(struct gb_rdma_conn *conn, u64 addr,
+				  u64 bytes)
+{
+	u64 off = addr - conn->geom.window_base;
+	u64 first = div_u64(off, conn->geom.window_size);
+	u64 last = div_u64(off + bytes - 1, conn->geom.window_size);
+	u64 i;
+
+	for (i = first; i <= last && i < conn->nwin; i++)
+		if (!conn->win[i].client)
+			return true;
+	return false;
+}
+
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
@@ -1120,6 +1139,11 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		      addr - g->window_base > g->region_len ||
 		      bytes > g->region_len - (addr - g->window_base))) {
 		gb_rdma_fail(conn, GB_RDMA_E_RANGE, "SET source");
+		return -EINVAL;
+	}
+	if (bytes && gb_rdma_src_in_window(conn, addr, bytes)) {
+		gb_rdma_fail(conn, GB_RDMA_E_RANGE,
+			     "SET source in a window the server owns");
 		return -EINVAL;
 	}
 	gb_rdma_test_delay(conn, "before");
