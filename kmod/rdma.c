@@ -100,6 +100,11 @@
  * retransmitted), and a chunk is limited to what one MR maps, so no
  * REG_MR follows a WRITE inside a chain either. This costs throughput on
  * rxe with force_mr only; other devices and rxe without MRs are unchanged.
+ * Such an MR also maps at most 255 pages: 6.1's rxe_mr_copy() reads a
+ * pointer past its page map array (a KASAN slab-out-of-bounds report,
+ * harmless otherwise) when a copy reaches page slot 255 of an MR's last
+ * 256-page map. Clients work around the same rxe bug (libgoblin registers
+ * one page more than it offers; Documentation/rdma-protocol.rst).
  *
  * Teardown
  * --------
@@ -152,6 +157,7 @@
 #define GB_RDMA_SGE_MAX		32
 #define GB_RDMA_READ_MAX	(256U << 10)	/* bytes per SET READ */
 #define GB_RDMA_RD_SGES		(GB_RDMA_READ_MAX / PAGE_SIZE + 1)
+#define GB_RDMA_RXE_MAP_PAGES	256U	/* pages per rxe_map in Linux 6.1 */
 #define GB_RDMA_IDLE_MAX	(7U * 24 * 3600)	/* cap for jiffies math */
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
@@ -1771,6 +1777,14 @@ static void gb_rdma_quirks(struct gb_rdma_conn *conn)
 	if (conn->mr_quiesce) {
 		conn->chunk_sges = gb_rdma_one_mr_sges(conn, conn->spw);
 		conn->rd_sges = gb_rdma_one_mr_sges(conn, GB_RDMA_RD_SGES);
+		/*
+		 * 6.1's rxe_mr_copy() reads one pointer past an MR's page
+		 * map array when a copy touches the map's last page slot
+		 * (256 pages per map; rdma_rw's MRs map 256): a registration
+		 * one page short never has a page there.
+		 */
+		conn->chunk_sges = min(conn->chunk_sges, GB_RDMA_RXE_MAP_PAGES - 1);
+		conn->rd_sges = min(conn->rd_sges, GB_RDMA_RXE_MAP_PAGES - 1);
 	}
 	/* one sge is kept for a piece that does not start on a page */
 	conn->rd_max = min_t(u32, GB_RDMA_READ_MAX,
