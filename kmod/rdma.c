@@ -68,10 +68,11 @@
  * for the duration of the READ. The tail part lives in the tail file's
  * page cache, which must be written through the file (dirty tracking), so
  * it is READ into a per-connection bounce buffer and copied with
- * gb_obj_write(). The store API does not expose an object's head length;
- * it is min(bytes, ram_head), ram_head being sampled before and after
- * gb_obj_alloc() - if it changed in between, the whole value goes through
- * the bounce buffer. A failed READ is never reaped as complete, so a
+ * gb_obj_write(). Which bytes are head bytes is the allocated object's
+ * own gb_obj_head_len(), fixed by gb_obj_alloc(), never a guess from the
+ * current ram_head (which may change while a SET runs: a READ straight
+ * into tail pages would bypass the page cache's dirty tracking and lose
+ * the bytes at reclaim). A failed READ is never reaped as complete, so a
  * partly read object is dropped, never committed.
  *
  * Work request and MR accounting
@@ -101,6 +102,11 @@
  * retransmitted), and a chunk is limited to what one MR maps, so no
  * REG_MR follows a WRITE inside a chain either. This costs throughput on
  * rxe with force_mr only; other devices and rxe without MRs are unchanged.
+ * Such an MR also maps at most 255 pages: 6.1's rxe_mr_copy() reads a
+ * pointer past its page map array (a KASAN slab-out-of-bounds report,
+ * harmless otherwise) when a copy reaches page slot 255 of an MR's last
+ * 256-page map. Clients work around the same rxe bug (libgoblin registers
+ * one page more than it offers; Documentation/rdma-protocol.rst).
  *
  * Teardown
  * --------
@@ -166,6 +172,7 @@
 #define GB_RDMA_SGE_MAX		32
 #define GB_RDMA_READ_MAX	(256U << 10)	/* bytes per SET READ */
 #define GB_RDMA_RD_SGES		(GB_RDMA_READ_MAX / PAGE_SIZE + 1)
+#define GB_RDMA_RXE_MAP_PAGES	256U	/* pages per rxe_map in Linux 6.1 */
 #define GB_RDMA_IDLE_MAX	(7U * 24 * 3600)	/* cap for jiffies math */
 #define GB_RDMA_STALL_MAX	30U	/* s a posted WR may go uncompleted */
 #define GB_RDMA_BACKLOG		128
@@ -760,16 +767,20 @@ static int gb_rdma_send_reply(struct gb_rdma_conn *conn)
 	return gb_rdma_post_tx(conn, tx, NULL);
 }
 
-static void gb_rdma_prep_error(struct gb_rdma_conn *conn, u32 kind,
-			       const char *msg)
+/* Prepare ERROR of @kind; the message says what was wrong, never empty. */
+static __printf(3, 4) void gb_rdma_prep_error(struct gb_rdma_conn *conn,
+					      u32 kind, const char *fmt, ...)
 {
 	struct gb_rdma_error *e;
+	va_list ap;
 
 	gb_rdma_hdr_init(conn->cur.reply, GB_RDMA_R_ERROR, conn->cur.rec.tag,
 			 0, sizeof(*e));
 	e = (void *)(conn->cur.reply + sizeof(struct gb_rdma_hdr));
 	e->kind = cpu_to_le32(kind);
-	strscpy(e->msg, msg, sizeof(e->msg));
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
 	conn->cur.reply_pending = true;
 }
 
@@ -1175,9 +1186,8 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
 				   "object too large for cache");
 		break;
-	case -EINVAL:
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT,
-				   "bad data chunk");
+	case -EINVAL:	/* gb_obj_alloc(): the store refused the key */
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "bad key");
 		break;
 	default:
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
@@ -1186,18 +1196,48 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 	}
 }
 
-static u32 gb_rdma_ram_head(void)
-{
-	struct gb_store_config *cfg;
-	u32 v = 0;
+/*
+ * Test knob (debugfs goblin/rdma_set_delay_ms, 0 = off): pause up to that
+ * long before and after a SET's gb_obj_alloc(), announcing each pause in
+ * the log; a pause ends early when the knob's value changes. A test can
+ * so change the store configuration around the allocation, step by step
+ * (func/rdma: "ram_head A -> B -> A during a SET").
+ */
+static u32 gb_rdma_set_delay_ms;
+#define GB_RDMA_SET_DELAY_MAX	30000U
+#define GB_RDMA_SET_DELAY_STEP	20U
 
-	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
-	if (cfg) {
-		gb_store_get_config(cfg);
-		v = cfg->ram_head;
-		kfree(cfg);
-	}
-	return v;
+static void gb_rdma_test_delay(struct gb_rdma_conn *conn, const char *where)
+{
+	u32 v = READ_ONCE(gb_rdma_set_delay_ms);
+	u32 ms = min(v, GB_RDMA_SET_DELAY_MAX), t;
+
+	if (likely(!ms))
+		return;
+	pr_info("conn %llu: test delay up to %u ms %s gb_obj_alloc\n",
+		conn->id, ms, where);
+	for (t = 0; t < ms && READ_ONCE(gb_rdma_set_delay_ms) == v;
+	     t += GB_RDMA_SET_DELAY_STEP)
+		msleep(GB_RDMA_SET_DELAY_STEP);
+}
+
+/*
+ * Does the SET source [@addr, @addr + @bytes), already known to lie in the
+ * region, overlap a window the server owns (one not held by the client)?
+ * The uapi forbids that: the server may fill such a window at any time.
+ */
+static bool gb_rdma_src_in_window(struct gb_rdma_conn *conn, u64 addr,
+				  u64 bytes)
+{
+	u64 off = addr - conn->geom.window_base;
+	u64 first = div_u64(off, conn->geom.window_size);
+	u64 last = div_u64(off + bytes - 1, conn->geom.window_size);
+	u64 i;
+
+	for (i = first; i <= last && i < conn->nwin; i++)
+		if (!conn->win[i].client)
+			return true;
+	return false;
 }
 
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
@@ -1206,7 +1246,6 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	const struct gb_rdma_geom *g = &conn->geom;
 	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
 	struct gb_obj *obj;
-	u32 head;
 
 	conn->st.sets++;
 	if (bytes && (addr < g->window_base ||
@@ -1215,10 +1254,16 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		gb_rdma_fail(conn, GB_RDMA_E_RANGE, "SET source");
 		return -EINVAL;
 	}
-	head = gb_rdma_ram_head();
+	if (bytes && gb_rdma_src_in_window(conn, addr, bytes)) {
+		gb_rdma_fail(conn, GB_RDMA_E_RANGE,
+			     "SET source in a window the server owns");
+		return -EINVAL;
+	}
+	gb_rdma_test_delay(conn, "before");
 	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
 			   r->rec.u.set.flags,
 			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+	gb_rdma_test_delay(conn, "after");
 	if (IS_ERR_OR_NULL(obj)) {
 		gb_rdma_prep_store_result(conn, obj ? PTR_ERR(obj) : -ENOMEM);
 		r->done_after_reply = true;
@@ -1226,9 +1271,8 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	}
 	r->sobj = obj;
 	r->soff = 0;
-	/* head length as gb_obj_alloc() computed it, or 0 if unsure */
-	r->shead = head && head == gb_rdma_ram_head() ? min_t(u64, bytes, head)
-						       : 0;
+	/* the object's own split: only head pages may take DMA directly */
+	r->shead = gb_obj_head_len(obj);
 	if (bytes > r->shead && gb_rdma_bounce(conn)) {
 		gb_obj_put(obj);
 		r->sobj = NULL;
@@ -1252,7 +1296,9 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			if (ret) {
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
-				gb_rdma_prep_store_result(conn, ret);
+				/* -EINVAL here is no bad key */
+				gb_rdma_prep_store_result(conn, ret == -EINVAL ?
+							  -EIO : ret);
 				break;
 			}
 			r->soff += r->slen;
@@ -1326,19 +1372,19 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	r->done_after_reply = true;
 	conn->st.requests++;
 	WRITE_ONCE(conn->last_req, jiffies);
-	ret = gb_rdma_rec_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
-	if (ret == GB_RDMA_PARSE_OK && r->rec.type >= 0x80)
-		ret = GB_RDMA_PARSE_UNKNOWN;
+	/* response types (BULK, VALUE, ...) are unknown requests */
+	ret = gb_rdma_req_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
 	switch (ret) {
 	case GB_RDMA_PARSE_OK:
 		break;
 	case GB_RDMA_PARSE_UNKNOWN:
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR,
+				   "unknown record type 0x%02x", r->rec.type);
 		return 0;
 	case GB_RDMA_PARSE_CLIENT:
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, msg);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "%s", msg);
 		return 0;
 	default:
 		gb_rdma_fail(conn, GB_RDMA_E_BAD_RECORD, msg);
@@ -1372,8 +1418,10 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	case GB_RDMA_TOUCH:
 		gb_rdma_keyop(conn);
 		return 0;
-	default:
-		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR, "");
+	default:	/* parsed but not served (e.g. FLOW never gets here) */
+		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR,
+				   "unknown record type 0x%02x", r->rec.type);
 		return 0;
 	}
 }
@@ -2009,6 +2057,14 @@ static void gb_rdma_quirks(struct gb_rdma_conn *conn)
 	if (conn->mr_quiesce) {
 		conn->chunk_sges = gb_rdma_one_mr_sges(conn, conn->spw);
 		conn->rd_sges = gb_rdma_one_mr_sges(conn, GB_RDMA_RD_SGES);
+		/*
+		 * 6.1's rxe_mr_copy() reads one pointer past an MR's page
+		 * map array when a copy touches the map's last page slot
+		 * (256 pages per map; rdma_rw's MRs map 256): a registration
+		 * one page short never has a page there.
+		 */
+		conn->chunk_sges = min(conn->chunk_sges, GB_RDMA_RXE_MAP_PAGES - 1);
+		conn->rd_sges = min(conn->rd_sges, GB_RDMA_RXE_MAP_PAGES - 1);
 	}
 	/* one sge is kept for a piece that does not start on a page */
 	conn->rd_max = min_t(u32, GB_RDMA_READ_MAX,
@@ -2802,6 +2858,8 @@ static void gb_rdma_dbg_init(void)
 		return;
 	gb_rdma_dbg = debugfs_create_file("rdma", 0400, dir, NULL,
 					  &gb_rdma_dbg_fops);
+	debugfs_create_u32("rdma_set_delay_ms", 0600, dir,
+			   &gb_rdma_set_delay_ms);
 	f = debugfs_create_dir("rdma-fault", dir);
 	dput(dir);
 	if (IS_ERR(f))
@@ -2818,6 +2876,20 @@ static void gb_rdma_dbg_init(void)
 	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
+}
+
+static void gb_rdma_dbg_exit(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	debugfs_remove(gb_rdma_fault_dir);
+	gb_rdma_fault_dir = NULL;
+	debugfs_remove(gb_rdma_dbg);
+	gb_rdma_dbg = NULL;
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	debugfs_lookup_and_remove("rdma_set_delay_ms", dir);
+	dput(dir);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2985,10 +3057,7 @@ void gb_rdma_exit(void)
 
 	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
 	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
-	debugfs_remove(gb_rdma_fault_dir);
-	gb_rdma_fault_dir = NULL;
-	debugfs_remove(gb_rdma_dbg);
-	gb_rdma_dbg = NULL;
+	gb_rdma_dbg_exit();
 	for (;;) {
 		mutex_lock(&gb_rdma_lock);
 		lis = list_first_entry_or_null(&gb_rdma_listeners,

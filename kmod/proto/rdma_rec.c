@@ -71,7 +71,7 @@ static int gb_rdma_parse_get(const struct gb_rdma_get *g, size_t blen,
 		kl = g->keys[pos++];
 		if (kl > avail - pos ||
 		    !gb_rdma_key_ok((const char *)&g->keys[pos], kl)) {
-			*msg = "bad data chunk";
+			*msg = "bad key";
 			return GB_RDMA_PARSE_CLIENT;
 		}
 		rec->u.get.off[i] = (__u16)(sizeof(struct gb_rdma_hdr) +
@@ -86,7 +86,7 @@ static int gb_rdma_parse_get(const struct gb_rdma_get *g, size_t blen,
 static int gb_rdma_parse_key(const __u8 *key, __u8 klen, const char **msg)
 {
 	if (!gb_rdma_key_ok((const char *)key, klen)) {
-		*msg = "bad data chunk";
+		*msg = "bad key";
 		return GB_RDMA_PARSE_CLIENT;
 	}
 	return GB_RDMA_PARSE_OK;
@@ -228,6 +228,39 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 	default:
 		return GB_RDMA_PARSE_UNKNOWN;
 	}
+}
+
+/**
+ * gb_rdma_req_parse() - validate one record received by a server
+ * @buf: record bytes (8-byte aligned)
+ * @len: bytes received; must be GB_RDMA_RECORD_SIZE
+ * @rec: decoded record (host byte order; pointers into @buf)
+ * @msg: on GB_RDMA_PARSE_CLIENT, a memcache-style message
+ *
+ * As gb_rdma_rec_parse(), except that a response type (0x80 and up: VALUE,
+ * BULK, ...) is not a request, so it is GB_RDMA_PARSE_UNKNOWN like any
+ * other type a server does not know, whatever its body holds: only a bad
+ * size or header length makes it fatal.
+ *
+ * Return: enum gb_rdma_parse.
+ */
+int gb_rdma_req_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
+		      const char **msg)
+{
+	const struct gb_rdma_hdr *h = buf;
+
+	if (len != GB_RDMA_RECORD_SIZE || h->type < 0x80)
+		return gb_rdma_rec_parse(buf, len, rec, msg);
+	*msg = "";
+	if (gbr_le16(h->len) > GB_RDMA_BODY_MAX) {
+		*msg = "bad record length";
+		return GB_RDMA_PARSE_FATAL;
+	}
+	rec->type = h->type;
+	rec->flags = h->flags;
+	rec->credits = gbr_le16(h->credits);
+	rec->tag = gbr_le64(h->tag);
+	return GB_RDMA_PARSE_UNKNOWN;
 }
 
 /**

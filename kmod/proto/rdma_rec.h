@@ -138,6 +138,8 @@ struct gb_rdma_geom {
 bool gb_rdma_key_ok(const char *key, size_t len);
 int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		      const char **msg);
+int gb_rdma_req_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
+		      const char **msg);
 enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
 						 struct gb_rdma_geom *geom);
 void gb_rdma_connect_build(struct gb_rdma_connect *c,

@@ -9,6 +9,17 @@
  * region holds the receive ring (one buffer per granted credit) and the
  * send ring.
  *
+ * The remote region is registered with RD_MR_SLACK bytes more than the
+ * server is told (connect.region_len), so no server access ever touches the
+ * MR's last page. Linux 6.1's rdma_rxe reads one pointer past its page map
+ * array (rxe_mr_copy(), drivers/infiniband/sw/rxe/rxe_mr.c: "map++; buf =
+ * map[0]->buf" after the last page of a map) when a copy touches the last
+ * page of an MR whose page count is a multiple of 256 (1 MiB with 4 KiB
+ * pages), which the default geometry (2 MiB of windows + 16 MiB staging)
+ * is: a 16 MiB SET then makes KASAN report slab-out-of-bounds in the
+ * client's rxe responder. The slack page keeps that page out of reach.
+ * The receive/send ring never spans 256 pages, so it needs none.
+ *
  * Every received record is validated with gb_rdma_rec_parse() (shared with
  * the kernel server), copied into a software FIFO and its receive buffer
  * reposted at once; the request logic then consumes the FIFO in order.
@@ -38,6 +49,7 @@
 #define RD_SEND_SLOTS	32u
 #define RD_PIPELINE	4u		/* GET records in flight (mget) */
 #define RD_REC		GB_RDMA_RECORD_SIZE
+#define RD_MR_SLACK	4096u		/* registered past region_len, see top */
 
 /**
  * struct rd_ev - one received record, decoded and detached from its buffer
@@ -63,8 +75,8 @@ struct rd_ev {
  * @cq:           completion queue (send and receive)
  * @qp:           the RC queue pair (@id->qp)
  * @region:       windows + staging (remote access)
- * @region_len:   its size
- * @mr:           its registration
+ * @region_len:   its size as told to the server
+ * @mr:           its registration (@region_len + RD_MR_SLACK bytes)
  * @ring:         receive buffers followed by send buffers (local)
  * @ring_mr:      its registration
  * @win_size:     bytes per window
@@ -1069,7 +1081,7 @@ static void rd_destroy(struct gb_rdma *r)
 	if (r->ec)
 		rdma_destroy_event_channel(r->ec);
 	if (r->region)
-		munmap(r->region, r->region_len);
+		munmap(r->region, r->region_len + RD_MR_SLACK);
 	free(r->ring);
 	free(r->fifo);
 	free(r);
@@ -1171,7 +1183,8 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	win_bytes = (size_t)r->win_size * r->win_count;
 	r->staging = win_bytes;
 	r->region_len = (win_bytes + r->staging_len + 4095) & ~(size_t)4095;
-	r->region = mmap(NULL, r->region_len, PROT_READ | PROT_WRITE,
+	r->region = mmap(NULL, r->region_len + RD_MR_SLACK,
+			 PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r->region == MAP_FAILED) {
 		r->region = NULL;
@@ -1190,7 +1203,7 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	r->pd = ibv_alloc_pd(r->id->verbs);
 	if (!r->pd)
 		goto verbs_fail;
-	r->mr = ibv_reg_mr(r->pd, r->region, r->region_len,
+	r->mr = ibv_reg_mr(r->pd, r->region, r->region_len + RD_MR_SLACK,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
 	if (!r->mr)

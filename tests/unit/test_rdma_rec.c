@@ -369,36 +369,36 @@ static void t_get_bad(void)
 	set_blen(8 + 2);
 	EXPECT(GB_RDMA_PARSE_CLIENT, "truncated key list");
 	set_blen(8 + 2 + 1);	/* length byte in, key byte out */
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	set_blen(8 + 2 + 2);
 	EXPECT(GB_RDMA_PARSE_OK, "");
 
 	/* key length off by one against the body length */
 	blen = mk_get(abcde, 1);
 	set_blen(blen - 1);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	set_blen(blen);
 	EXPECT(GB_RDMA_PARSE_OK, "");
 	set_blen(blen + 1);
 	EXPECT(GB_RDMA_PARSE_OK, "");
 	r[KEYS] = 6;		/* length byte one more than the key */
 	set_blen(blen);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	r[KEYS] = 4;		/* one less: the next key length is 'e' */
 	put16(r + BODY, 2);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 
 	/* key lengths 0, 250 and 251 */
 	mk(GB_RDMA_GET, 8 + 1);
 	put16(r + BODY, 1);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	mk_get(big, 1);
 	EXPECT(GB_RDMA_PARSE_OK, "");
 	mk_get(big + 1, 1);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	r[KEYS] = 255;
 	set_blen(GB_RDMA_BODY_MAX);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 
 	/* second key overruns the body (and GB_RDMA_BODY_MAX) */
 	mk_get(big, 1);
@@ -406,13 +406,13 @@ static void t_get_bad(void)
 	set_blen(GB_RDMA_BODY_MAX);
 	memset(r + KEYS + 252, 'k', REC - KEYS - 252);
 	r[KEYS + 251] = 251;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	r[KEYS + 251] = 237;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	r[KEYS + 251] = 236;
 	EXPECT(GB_RDMA_PARSE_OK, "");
 	set_blen(GB_RDMA_BODY_MAX - 1);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	set_blen(GB_RDMA_BODY_MAX);
 	put16(r + BODY, 3);	/* no room left for a third key */
 	EXPECT(GB_RDMA_PARSE_CLIENT, "truncated key list");
@@ -422,21 +422,21 @@ static void t_get_bad(void)
 	put16(r + BODY, 64);
 	set_blen(GB_RDMA_BODY_MAX);
 	memset(r + KEYS + 251, 250, REC - KEYS - 251);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 
 	/* spaces, control characters, DEL and NUL, in the last key too */
 	for (i = 0; i < ARRAY_SIZE(bad_keys); i++) {
 		const char *const keys[] = { "ok", bad_keys[i] };
 
 		mk_get(keys + 1, 1);
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 		mk_get(keys, 2);
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	}
 	mk(GB_RDMA_GET, 8 + 4);
 	put16(r + BODY, 1);
 	memcpy(r + KEYS, "\3a\0b", 4);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 
 	/* a bad header length is fatal even with a good body */
 	mk_get(ab, 2);
@@ -503,18 +503,18 @@ static void t_set(void)
 	/* key lengths and contents */
 	put32(b, GB_RDMA_SET_SET);
 	b[40] = 251;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	b[40] = 255;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	b[40] = 0;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	b[40] = 3;
 	memcpy(b + 48, "a b", 3);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	memcpy(b + 48, "ab\n", 3);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	memcpy(b + 48, "a\0b", 3);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	memcpy(b + 48, "abc", 3);
 	EXPECT(GB_RDMA_PARSE_OK, "");
 	/* a bad mode is reported before a bad key */
@@ -551,14 +551,14 @@ static void t_keyop(void)
 		      rec.u.keyop.klen == 250 && rec.u.keyop.key[249] == '#');
 
 		b[16] = 251;
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 		b[16] = 0;
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 		b[16] = 2;
 		b[25] = ' ';
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 		b[25] = 0x7f;
-		EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+		EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 		b[25] = 0x80;
 		EXPECT(GB_RDMA_PARSE_OK, "");
 	}
@@ -630,12 +630,12 @@ static void t_value(void)
 	EXPECT(GB_RDMA_PARSE_FATAL, NULL);
 
 	put16(b, 0);
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	b[2] = 251;
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 	b[2] = 2;
 	b[33] = '\n';
-	EXPECT(GB_RDMA_PARSE_CLIENT, "bad data chunk");
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key");
 }
 
 static void t_bulk(void)
@@ -724,6 +724,53 @@ static void t_types(void)
 		set_blen(GB_RDMA_BODY_MAX + 1);
 		CHECK(parse_n(r, REC) == GB_RDMA_PARSE_FATAL);
 	}
+}
+
+/* gb_rdma_req_parse(): what a server makes of a record from a client */
+static int req_parse(void)
+{
+	free(cur);
+	cur = malloc(REC);
+	if (!cur)
+		abort();
+	memcpy(cur, r, REC);
+	memset(&rec, 0xa5, sizeof(rec));
+	msg = NULL;
+	return gb_rdma_req_parse(cur, REC, &rec, &msg);
+}
+
+static void t_req_parse(void)
+{
+	unsigned int t;
+	uint8_t *b;
+
+	for (t = 0; t < 256; t++) {
+		mk(t, 0);
+		put16(r + 2, 5);
+		put64(r + 8, t + 1000);
+		if (t < 0x80) {
+			int want = parse_n(r, REC);
+
+			CHECK(req_parse() == want);
+			continue;
+		}
+		/* response types: unknown, header decoded, body ignored */
+		memset(r + BODY, 0xff, REC - BODY);
+		CHECK(req_parse() == GB_RDMA_PARSE_UNKNOWN);
+		CHECK(rec.type == t && rec.credits == 5 &&
+		      rec.tag == t + 1000 && msg && !strcmp(msg, ""));
+		set_blen(GB_RDMA_BODY_MAX + 1);
+		CHECK(req_parse() == GB_RDMA_PARSE_FATAL &&
+		      !strcmp(msg, "bad record length"));
+	}
+	/* a BULK the client parser rejects as fatal is only unknown here */
+	b = mk(GB_RDMA_R_BULK, 24);
+	put16(b, GB_RDMA_MAX_WINDOWS);
+	CHECK(parse_n(r, REC) == GB_RDMA_PARSE_FATAL);
+	CHECK(req_parse() == GB_RDMA_PARSE_UNKNOWN);
+	/* wrong size stays fatal */
+	CHECK(gb_rdma_req_parse(r, REC - 1, &rec, &msg) ==
+	      GB_RDMA_PARSE_FATAL);
 }
 
 static void t_connect_valid(void)
@@ -1189,6 +1236,7 @@ static const struct unit_test tests[] = {
 	{ "gb_rdma_hdr_init", t_hdr_init },
 	{ "gb_rdma_get_add_key limits", t_get_add_key },
 	{ "gb_rdma_key_ok", t_key_ok },
+	{ "gb_rdma_req_parse: response types are unknown requests", t_req_parse },
 	{ "gb_rdma_reject_str", t_reject_str },
 	{ "mutated records and connect data keep the invariants", t_random },
 };

@@ -4,7 +4,7 @@
  * protocol record by record (no libgoblin) so that it can also misbehave.
  *
  *   rdmaprobe [-b BIND] [-W WIN] [-N WINDOWS] [-C CREDITS] [-r RESP]
- *             [-i INIT] [-P RECVS] [-E REASON] ADDR PORT CMD ...
+ *             [-i INIT] [-P RECVS] [-E REASON] [-X] ADDR PORT CMD ...
  *
  *   -r, -i  responder_resources, initiator_depth of the connect (4, 4)
  *   -P      post only RECVS receives and never repost them, while still
@@ -41,6 +41,24 @@
  *                     send FLOW{windows=0} every 0.5 s (the test drops
  *                     the READ responses); exit 0 if the server
  *                     disconnects within SECS
+ *
+ * Data-path commands (data_cmd() below):
+ *   set KEY SIZE      SET a patterned value (as "stream"), waiting up to
+ *                     120 s for STORED (SETs paused by a test knob)
+ *   get KEY SIZE      GET a value stored by "stream" and check it byte-exact
+ *                     with canaries: no byte of a window past its chunk,
+ *                     nor of the region outside the windows, may change;
+ *                     prints where the chunks ended
+ *   errmsgs           unknown types 0x7e, BULK (0x91) and VALUE (0x90) sent
+ *                     by the client: ERROR "unknown record type 0x..";
+ *                     bad keys in GET and SET: CLIENT_ERROR "bad key";
+ *                     connection kept throughout
+ *   setwin KEY        SET from a window the client holds (allowed), then
+ *                     from one the server owns: expect disconnect
+ * Option -X: offer exactly the windows (region_len = WIN x WINDOWS, MR of
+ * that size, no staging area, no slack page). Without it the region is
+ * followed by a 1 MiB staging area and registered with one page of slack
+ * (see lib/src/rdma.c on rxe_mr_copy() in Linux 6.1).
  */
 #include <errno.h>
 #include <poll.h>
@@ -78,6 +96,9 @@ static unsigned int resp_res = 4, init_depth = 4;
 static int post_limit = -1;	/* -P: receives posted, never reposted */
 static int want_reject = -1;	/* -E: expected reject reason */
 static int reject_reason = -1;	/* reason of the last REJECTED event */
+static int exact_region;	/* -X */
+
+#define MR_SLACK	4096	/* registered past region_len, unless -X */
 
 static void die(const char *m)
 {
@@ -243,14 +264,15 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 	if (rdma_create_qp(id, pd, &qa))
 		die("create qp");
 	ring = aligned_alloc(4096, (credits + NSEND) * REC);
-	region_len = (size_t)win * nwin + (1 << 20);
-	region = aligned_alloc(4096, region_len);
+	region_len = (size_t)win * nwin + (exact_region ? 0 : 1 << 20);
+	region = aligned_alloc(4096, region_len + MR_SLACK);
 	if (!ring || !region)
 		die("alloc");
 	memset(region, 0, region_len);
 	ring_mr = ibv_reg_mr(pd, ring, (credits + NSEND) * REC,
 			     IBV_ACCESS_LOCAL_WRITE);
-	region_mr = ibv_reg_mr(pd, region, region_len,
+	region_mr = ibv_reg_mr(pd, region,
+			       region_len + (exact_region ? 0 : MR_SLACK),
 			       IBV_ACCESS_LOCAL_WRITE |
 			       IBV_ACCESS_REMOTE_WRITE |
 			       IBV_ACCESS_REMOTE_READ);
@@ -592,6 +614,266 @@ static int cmd_bigsend(void)
 	return expect_disconnect(10000);
 }
 
+/* ---- data-path commands ------------------------------------------------ */
+
+#define CANARY	0xa5
+
+/* Receive the reply to a request: ERROR of @kind with message @msg. */
+static int expect_error(uint64_t tag, uint32_t kind, const char *msg)
+{
+	struct gb_rdma_rec r;
+
+	if (recv_rec(5000, &r)) {
+		printf("# no reply to tag %llu\n", (unsigned long long)tag);
+		return 1;
+	}
+	if (r.type != GB_RDMA_R_ERROR || r.tag != tag) {
+		printf("# tag %llu: got type %#x tag %llu, want ERROR\n",
+		       (unsigned long long)tag, r.type,
+		       (unsigned long long)r.tag);
+		return 1;
+	}
+	printf("# tag %llu: ERROR kind %u \"%s\"\n", (unsigned long long)tag,
+	       r.u.error.kind, r.u.error.msg);
+	if (r.u.error.kind != kind || strcmp(r.u.error.msg, msg)) {
+		printf("# want kind %u \"%s\"\n", kind, msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int expect_noop(uint64_t tag)
+{
+	struct gb_rdma_rec r;
+
+	send_noop(tag);
+	if (recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP || r.tag != tag) {
+		printf("# NOOP %llu not answered: connection lost?\n",
+		       (unsigned long long)tag);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_errmsgs(void)
+{
+	struct gb_rdma_bulk *b;
+	struct gb_rdma_value *v;
+	char *rec;
+	int bad = 0;
+
+	gb_rdma_hdr_init(next_send(), 0x7e, 21, 0, 0);
+	send_rec();
+	bad |= expect_error(21, GB_RDMA_ERR_ERROR, "unknown record type 0x7e");
+	bad |= expect_noop(22);
+
+	/* a BULK the client parser would call fatal: len 0, bad window */
+	rec = next_send();
+	gb_rdma_hdr_init(rec, GB_RDMA_R_BULK, 23, 0, sizeof(*b));
+	b = (void *)(rec + 16);
+	b->window = htole16(GB_RDMA_MAX_WINDOWS);
+	send_rec();
+	bad |= expect_error(23, GB_RDMA_ERR_ERROR, "unknown record type 0x91");
+	bad |= expect_noop(24);
+
+	rec = next_send();
+	gb_rdma_hdr_init(rec, GB_RDMA_R_VALUE, 25, 0, 24);
+	v = (void *)(rec + 16);
+	v->key_index = htole16(0xffff);
+	send_rec();
+	bad |= expect_error(25, GB_RDMA_ERR_ERROR, "unknown record type 0x90");
+	bad |= expect_noop(26);
+
+	rec = next_send();
+	gb_rdma_hdr_init(rec, GB_RDMA_GET, 27, 0, 8 + 4);
+	((struct gb_rdma_get *)(rec + 16))->nkeys = htole16(1);
+	memcpy(((struct gb_rdma_get *)(rec + 16))->keys, "\3a b", 4);
+	send_rec();
+	bad |= expect_error(27, GB_RDMA_ERR_CLIENT, "bad key");
+
+	send_set("x y", (uintptr_t)region + (size_t)win * nwin, 1, 28);
+	bad |= expect_error(28, GB_RDMA_ERR_CLIENT, "bad key");
+	bad |= expect_noop(29);
+	return bad;
+}
+
+/*
+ * GET @key (stored by "stream": pattern pat(), @size bytes). The whole
+ * region is filled with a canary first; every chunk must land exactly in
+ * its window's first len bytes and nothing else may change (each window is
+ * reset to the canary before it is returned). With -X and
+ * @size = WIN x WINDOWS the last chunk ends exactly at the end of the MR.
+ */
+static int cmd_get(const char *key, uint64_t size)
+{
+	uint64_t got = 0, end_max = 0, i;
+	struct gb_rdma_rec r;
+	bool last, done;
+
+	memset(region, CANARY, region_len);
+	send_get(key, 31);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE ||
+	    r.u.value.bytes != size) {
+		printf("# no VALUE of %llu bytes\n", (unsigned long long)size);
+		return 1;
+	}
+	while (got < size) {
+		size_t base;
+
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK) {
+			printf("# no BULK after %llu bytes\n",
+			       (unsigned long long)got);
+			return 1;
+		}
+		if (r.u.bulk.window >= used_windows ||
+		    r.u.bulk.offset != got || r.u.bulk.len > win ||
+		    r.u.bulk.len > size - got) {
+			printf("# bad BULK: window %u offset %llu len %u\n",
+			       r.u.bulk.window,
+			       (unsigned long long)r.u.bulk.offset,
+			       r.u.bulk.len);
+			return 1;
+		}
+		base = (size_t)r.u.bulk.window * win;
+		if (base + r.u.bulk.len > end_max)
+			end_max = base + r.u.bulk.len;
+		for (i = 0; i < r.u.bulk.len; i++)
+			if ((unsigned char)region[base + i] != pat(got + i)) {
+				printf("# mismatch at %llu\n",
+				       (unsigned long long)(got + i));
+				return 1;
+			}
+		/*
+		 * The window held only canaries when we returned it, and the
+		 * server writes it again only after that return: past the
+		 * chunk it must still hold them.
+		 */
+		for (i = r.u.bulk.len; i < win; i++)
+			if ((unsigned char)region[base + i] != CANARY) {
+				printf("# window %u: byte %llu written past the chunk of %u\n",
+				       r.u.bulk.window, (unsigned long long)i,
+				       r.u.bulk.len);
+				return 1;
+			}
+		memset(region + base, CANARY, r.u.bulk.len);
+		got += r.u.bulk.len;
+		last = r.u.bulk.flags & GB_RDMA_BULK_LAST;
+		done = got == size;
+		if (last != done) {
+			printf("# LAST flag wrong\n");
+			return 1;
+		}
+		send_flow(1ULL << r.u.bulk.window);
+	}
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_END ||
+	    r.u.end.hits != 1) {
+		printf("# no END\n");
+		return 1;
+	}
+	/* every window was reset; nothing past the windows was a target */
+	for (i = 0; i < region_len; i++)
+		if ((unsigned char)region[i] != CANARY) {
+			printf("# byte %llu of the region written outside every chunk\n",
+			       (unsigned long long)i);
+			return 1;
+		}
+	printf("# get: %llu bytes, chunks end at most at region offset %llu of %zu (MR %zu)\n",
+	       (unsigned long long)size, (unsigned long long)end_max,
+	       region_len, region_len + (exact_region ? 0 : MR_SLACK));
+	return 0;
+}
+
+/*
+ * SET from a window: allowed while the client holds it (after a BULK, before
+ * the FLOW returning it), a protocol error once the server owns it again.
+ */
+static int cmd_setwin(const char *key)
+{
+	char *src = region + (size_t)win * nwin, copy[256];
+	struct gb_rdma_rec r;
+	unsigned int w;
+	uint64_t i;
+
+	if (win < 4096)
+		return 1;
+	for (i = 0; i < 4096; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, 4096, 41);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# SET from the staging area failed\n");
+		return 1;
+	}
+	send_get(key, 42);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE ||
+	    recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK) {
+		printf("# GET failed\n");
+		return 1;
+	}
+	w = r.u.bulk.window;	/* now held by us */
+	if (w >= used_windows || recv_rec(20000, &r) ||
+	    r.type != GB_RDMA_R_END) {
+		printf("# GET failed\n");
+		return 1;
+	}
+	snprintf(copy, sizeof(copy), "%s-copy", key);
+	send_set(copy, (uintptr_t)region + (size_t)w * win, 4096, 43);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# SET from a window the client holds: not stored (type %#x)\n",
+		       r.type);
+		return 1;
+	}
+	printf("# SET from held window %u: STORED\n", w);
+	send_flow(1ULL << w);
+	send_set(copy, (uintptr_t)region + (size_t)w * win + 100, 100, 44);
+	if (expect_disconnect(10000)) {
+		printf("# SET from a server-owned window was accepted\n");
+		return 1;
+	}
+	printf("# SET from server-owned window %u: disconnected\n", w);
+	return 0;
+}
+
+/* SET @key to pat() x @size from the staging area; STORED within 120 s. */
+static int cmd_set(const char *key, uint64_t size)
+{
+	char *src = region + (size_t)win * nwin;
+	struct gb_rdma_rec r;
+	uint64_t i;
+
+	if (exact_region || size > (1 << 20)) {
+		printf("# set: needs the staging area, at most 1 MiB\n");
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 51);
+	if (recv_rec(120000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# set: not stored (type %#x)\n", r.type);
+		return 1;
+	}
+	printf("# set: %llu bytes stored\n", (unsigned long long)size);
+	return 0;
+}
+
+/* Run a data-path command; returns 1 and sets *@ret if @cmd is one. */
+static int data_cmd(const char *cmd, char **argv, int *ret)
+{
+	if (!strcmp(cmd, "get"))
+		*ret = cmd_get(argv[0], strtoull(argv[1], NULL, 0));
+	else if (!strcmp(cmd, "set"))
+		*ret = cmd_set(argv[0], strtoull(argv[1], NULL, 0));
+	else if (!strcmp(cmd, "errmsgs"))
+		*ret = cmd_errmsgs();
+	else if (!strcmp(cmd, "setwin"))
+		*ret = cmd_setwin(argv[0]);
+	else
+		return 0;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *bind = NULL, *cmd;
@@ -599,8 +881,11 @@ int main(int argc, char **argv)
 	int o, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:")) != -1) {
+	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:X")) != -1) {
 		switch (o) {
+		case 'X':
+			exact_region = 1;
+			break;
 		case 'b':
 			bind = optarg;
 			break;
@@ -640,6 +925,8 @@ int main(int argc, char **argv)
 		rkey_delta = 0x1000;
 	do_connect(argv[optind], argv[optind + 1], bind);
 	argv += optind + 3;
+	if (data_cmd(cmd, argv, &i))
+		return i;
 
 	if (!strcmp(cmd, "stream"))
 		return cmd_stream(argv[0], strtoull(argv[1], NULL, 0));
