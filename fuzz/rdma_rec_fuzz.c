@@ -11,8 +11,9 @@
  * the invariants of tests/unit/rdma_check.h (an accepted GET must re-encode
  * with gb_rdma_get_add_key() to a record with the same keys, accepted
  * connect data must re-encode to itself); a violation traps. The first
- * four bytes are also a reject reason for gb_rdma_reject_str() (a client
- * reads it from the server's reject private data).
+ * four bytes, and each of the first eight, are also a reject reason for
+ * gb_rdma_reject_str() (a client reads it from the server's reject private
+ * data).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* malloc'ed buffers are aligned as receive buffers are */
 	uint8_t *buf = malloc(size ? size : 1);
 	uint8_t *rec = malloc(GB_RDMA_RECORD_SIZE);
+	size_t i;
 
 	if (!buf || !rec)
 		abort();
@@ -80,6 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 4)
 		check_reject_str((unsigned int)buf[0] | buf[1] << 8 |
 				 buf[2] << 16 | (unsigned int)buf[3] << 24);
+	/* small values too: a -O1 switch may become a table without edges */
+	for (i = 0; i < size && i < 8; i++)
+		check_reject_str(buf[i]);
 	if (!size)
 		check_connect(NULL, GB_RDMA_CONNECT_SIZE);
 
