@@ -12,6 +12,7 @@
 #   make bench      run the benchmark suite inside a qemu guest
 #   make kmod       goblin.ko for kernel KVER in build/kmod-KVER/
 #   make kmod-all   goblin.ko for every supported installed kernel
+#   make fuzz       run every libFuzzer target (FUZZ_SECONDS=N each)
 #   make checkpatch run checkpatch.pl --strict over the tree
 #   make install    install goblinctl, gbcli and libgoblin (PREFIX, DESTDIR)
 #
@@ -42,7 +43,7 @@ KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/model tests/func/abuse tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
-	checkpatch install modules_install kmod kmod-all need-kver
+	checkpatch fuzz install modules_install kmod kmod-all need-kver
 
 all: module user
 
@@ -112,6 +113,10 @@ demo: deps
 
 bench: user kmod
 	KVER=$(KVER) GOBLIN_KO=$(KO) bench/run
+
+# libFuzzer targets of every parser (FUZZ_SECONDS=N each; fuzz/Makefile).
+fuzz:
+	$(MAKE) -C fuzz run
 
 checkpatch:
 	scripts/checkpatch
