@@ -367,11 +367,43 @@ static bool gb_pool_release_idle(void)
 	return true;
 }
 
+/* Take a free page of @pool if it has one. */
+static bool gb_pool_take(struct gb_pool *pool, struct gb_hpage *hp)
+{
+	struct gb_block *blk;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	blk = list_first_entry_or_null(&pool->partial, struct gb_block, pnode);
+	if (blk) {
+		hp->blk = blk;
+		hp->idx = blk->free[--blk->nr_free];
+		if (!blk->nr_free)
+			list_del_init(&blk->pnode);
+		pool->nr_free--;
+		pool->nr_used++;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return blk;
+}
+
+/* Take a free page of any node's pool but @local's. */
+static bool gb_pool_take_remote(struct gb_pool *local, struct gb_hpage *hp)
+{
+	int node;
+
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
+
+		if (pool && pool != local && gb_pool_take(pool, hp))
+			return true;
+	}
+	return false;
+}
+
 static int __gb_pool_alloc(int node, struct gb_hpage *hp)
 {
 	struct gb_pool *pool = gb_pool_of(node);
-	struct gb_block *blk;
-	unsigned long flags;
 	unsigned int ms;
 	int err;
 
@@ -383,25 +415,21 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp)
 			msleep(ms);
 	}
 	for (;;) {
-		spin_lock_irqsave(&pool->lock, flags);
-		blk = list_first_entry_or_null(&pool->partial, struct gb_block,
-					       pnode);
-		if (blk) {
-			hp->blk = blk;
-			hp->idx = blk->free[--blk->nr_free];
-			if (!blk->nr_free)
-				list_del_init(&blk->pnode);
-			pool->nr_free--;
-			pool->nr_used++;
-			spin_unlock_irqrestore(&pool->lock, flags);
+		if (gb_pool_take(pool, hp))
 			return 0;
-		}
-		spin_unlock_irqrestore(&pool->lock, flags);
 		err = gb_block_create(pool);
-		if (err == -ENOMEM && gb_pool_full() && gb_pool_release_idle())
+		if (!err)
 			continue;
-		if (err)
+		if (err != -ENOMEM)
 			return err;
+		if (gb_pool_full() && gb_pool_release_idle())
+			continue;
+		/*
+		 * The budget is spent and no block is idle: a free page on
+		 * another node is better than evicting for one here (the
+		 * caller's victims may well free pages on that node only).
+		 */
+		return gb_pool_take_remote(pool, hp) ? 0 : -ENOMEM;
 	}
 }
 
@@ -411,8 +439,10 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp)
  * @hp:   filled with the page on success
  *
  * Takes a free page of the node's pool, creating a new block when the pool
- * is empty and the RAM budget allows. May sleep (holds gb_pool_rwsem for
- * reading throughout, so the pool cannot go away under it).
+ * is empty and the RAM budget allows (after giving back an idle block of
+ * another node if that is what it takes), else a free page of another
+ * node's pool. May sleep (holds gb_pool_rwsem for reading throughout, so
+ * the pool cannot go away under it).
  *
  * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
  */

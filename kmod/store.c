@@ -85,6 +85,7 @@
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
 #define GB_KICK_DELAY		(HZ / 20)	/* gb_store_kick_maint() */
+#define GB_EVICT_FRUITLESS	4	/* evictions that freed nothing, per SET */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 
@@ -368,13 +369,45 @@ static void gb_unlink_dead(struct gb_obj *obj, s64 now)
 	gb_unlink(obj, true);
 }
 
+/* What an eviction has to free. */
+enum gb_need {
+	GB_NEED_ANY,		/* anything (memory budget) */
+	GB_NEED_PAGES,		/* head pages */
+	GB_NEED_TAIL,		/* SSD space */
+};
+
+/*
+ * Would unlinking @priv free what @need asks for right away? Only if the
+ * index holds the last reference (nobody is reading or sending it, so it
+ * is freed on unlink) and it has that kind of storage. Caller holds
+ * gb_wlock.
+ */
+static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
+{
+	if (refcount_read(&priv->obj->ref) != 1)
+		return false;
+	switch (need) {
+	case GB_NEED_PAGES:
+		return priv->nr_pages;
+	case GB_NEED_TAIL:
+		return priv->tail;
+	default:
+		return true;
+	}
+}
+
 /**
  * gb_evict_one - run the CLOCK hand until one object is evicted
- * @need_tail: only objects with a tail free what the caller needs
+ * @need: what the caller is short of
  *
- * Return: true if an object was unlinked.
+ * Objects that would not free @need now (in use by a reader or a send, or
+ * without that kind of storage) are passed over like visited ones, keeping
+ * their bit: evicting them would lose a cached value and give nothing.
+ * Dead objects are unlinked either way.
+ *
+ * Return: true if an object that frees @need was unlinked.
  */
-static bool gb_evict_one(bool need_tail)
+static bool gb_evict_one(enum gb_need need)
 {
 	struct gb_obj_priv *priv;
 	s64 now = gb_now();
@@ -391,16 +424,20 @@ static bool gb_evict_one(bool need_tail)
 			 * freed after a grace period, and a mutex holder is
 			 * not an RCU reader. Look at it first.
 			 */
-			bool had_tail = priv->tail;
+			bool frees = gb_evict_frees(priv, need);
 
 			gb_unlink_dead(priv->obj, now);
-			if (!need_tail || had_tail) {
+			if (frees) {
 				done = true;
 				break;
 			}
 			continue;
 		}
-		if (READ_ONCE(priv->visited) || (need_tail && !priv->tail)) {
+		if (!gb_evict_frees(priv, need)) {
+			list_move_tail(&priv->lru, &gb_clock);
+			continue;
+		}
+		if (READ_ONCE(priv->visited)) {
 			WRITE_ONCE(priv->visited, false);
 			list_move_tail(&priv->lru, &gb_clock);
 			continue;
@@ -458,9 +495,17 @@ static void gb_drain_frees(void)
 	rcu_barrier();
 }
 
+/*
+ * Head pages for @priv. When the pool has none, evict objects that hold
+ * pages; an eviction after which there is still no page (its pages went to
+ * quarantine because a send still references them) is fruitless, and after
+ * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
+ * instead of emptying the cache.
+ */
 static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 {
-	int tries = 0;
+	int tries = 0, fruitless = 0;
+	bool evicted = false;
 	u32 i;
 	int err;
 
@@ -469,7 +514,14 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i]);
 			if (!err)
 				break;
-			if (gb_evict_one(false)) {
+			if (err != -ENOMEM)
+				return err;
+			/* The last eviction did not give us a page. */
+			if (evicted)
+				fruitless++;
+			evicted = fruitless < GB_EVICT_FRUITLESS &&
+				  gb_evict_one(GB_NEED_PAGES);
+			if (evicted) {
 				gb_note_pressure(false);
 				continue;
 			}
@@ -479,6 +531,7 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			gb_pool_maint(false);
 			usleep_range(2000, 4000);
 		}
+		evicted = false;
 		atomic64_add(PAGE_SIZE, &gb_head_bytes);
 	}
 	return 0;
@@ -488,17 +541,22 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 			     u64 tail_len)
 {
 	u64 acct = round_up(tail_len, PAGE_SIZE);
+	int tries = 0, fruitless = 0;
 	struct gb_tail *t;
-	int tries = 0;
 	int err;
 
 	if (acct > READ_ONCE(gb_ssd_max))
 		return -ENOSPC;
 	while (atomic64_add_return(acct, &gb_tail_bytes) > READ_ONCE(gb_ssd_max)) {
-		atomic64_sub(acct, &gb_tail_bytes);
-		if (!gb_evict_one(true))
+		u64 before = atomic64_sub_return(acct, &gb_tail_bytes);
+
+		if (fruitless >= GB_EVICT_FRUITLESS ||
+		    !gb_evict_one(GB_NEED_TAIL))
 			return -ENOSPC;
 		gb_note_pressure(true);
+		/* A victim nobody holds is uncharged when it is unlinked. */
+		if (atomic64_read(&gb_tail_bytes) >= before)
+			fruitless++;
 	}
 	priv->tail_acct = acct;
 	t = gb_tail_create(ssd);
@@ -520,7 +578,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		if (++tries > 8 || could < tail_len)
 			return -ENOSPC;
 		for (i = 0; i < 4; i++)
-			evicted += gb_evict_one(true);
+			evicted += gb_evict_one(GB_NEED_TAIL);
 		if (!evicted)
 			return -ENOSPC;
 		gb_note_pressure(true);
