@@ -263,7 +263,15 @@ struct gb_rdma_req {
 	u8 reply[GB_RDMA_RECORD_SIZE] __aligned(8);
 };
 
-enum { GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK };
+/*
+ * GB_CONN_SETUP: the connect handler still owns the connection (not listed
+ * yet, it may still be refused and freed there); gb_rdma_conn_close() only
+ * records GB_CONN_CLOSE_LATER then, see gb_rdma_conn_setup_done().
+ */
+enum {
+	GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK, GB_CONN_SETUP,
+	GB_CONN_CLOSE_LATER,
+};
 
 struct gb_rdma_conn {
 	enum gb_rdma_kind kind;		/* first: cm_id context tag */
@@ -1663,10 +1671,33 @@ static void gb_rdma_work(struct work_struct *work)
 /* ---------------------------------------------------------------------- */
 /* connection setup and teardown */
 
+/*
+ * Any context (QP event handlers included). During setup, conn->release
+ * must not run: the connection is not listed and a refused connect frees
+ * it in the connect handler, so the close is only recorded and
+ * gb_rdma_conn_setup_done() carries it out once the connection is listed.
+ * Both sides set one flag bit and then test the other's (full barriers
+ * between), so at least one of them sees the close and queues it.
+ */
 static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 {
+	if (test_bit(GB_CONN_SETUP, &conn->flags)) {
+		set_bit(GB_CONN_CLOSE_LATER, &conn->flags);
+		smp_mb__after_atomic();
+		if (test_bit(GB_CONN_SETUP, &conn->flags))
+			return;
+	}
 	if (!test_and_set_bit(GB_CONN_CLOSING, &conn->flags))
 		queue_work(gb_rdma_wq, &conn->release);
+}
+
+/* The connection is listed: closes go to conn->release from now on. */
+static void gb_rdma_conn_setup_done(struct gb_rdma_conn *conn)
+{
+	clear_bit(GB_CONN_SETUP, &conn->flags);
+	smp_mb__after_atomic();
+	if (test_bit(GB_CONN_CLOSE_LATER, &conn->flags))
+		gb_rdma_conn_close(conn);
 }
 
 /* conn->idle: have conn->work check the clocks (gb_rdma_watch()). */
@@ -1711,7 +1742,8 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 
 	/* nothing may still run on the connection (see conn->release) */
 	WARN_ON_ONCE(delayed_work_pending(&conn->idle) ||
-		     work_pending(&conn->work));
+		     work_pending(&conn->work) ||
+		     work_pending(&conn->release));
 
 	if (conn->win) {
 		for (i = 0; i < conn->nwin_alloc; i++)
@@ -2239,6 +2271,8 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 		return 1;
 	}
 	conn->kind = GB_KIND_CONN;
+	/* QP events and flush completions must not queue conn->release yet */
+	conn->flags = BIT(GB_CONN_SETUP);
 	conn->lis = lis;
 	conn->dev = dev;
 	conn->cm_id = id;
@@ -2296,6 +2330,7 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	list_add_tail(&conn->node, &gb_rdma_conns);
 	mutex_unlock(&gb_rdma_lock);
 	id->context = conn;
+	gb_rdma_conn_setup_done(conn);
 
 	acc.magic = cpu_to_le32(GB_RDMA_MAGIC);
 	acc.version = cpu_to_le16(GB_RDMA_VERSION);
