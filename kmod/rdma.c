@@ -372,6 +372,7 @@ static u32 gb_rdma_nconns;
 static u32 gb_rdma_max_conns = GB_RDMA_DEF_ALL_CONNS;	/* cap of nconns */
 static u32 gb_rdma_next_lis_id;
 static u64 gb_rdma_next_conn_id;
+static atomic_t gb_rdma_next_vector;	/* CQ completion vectors, round robin */
 static struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
 static u64 gb_rdma_rejects;
 static DECLARE_WAIT_QUEUE_HEAD(gb_rdma_waitq);
@@ -2121,6 +2122,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	struct ib_qp_init_attr qa = {}, got = {};
 	u32 rsge = min_t(u32, conn->max_sge, ibdev->attrs.max_sge_rd);
 	u32 base = conn->ntx + 2, rq = conn->nrx + 1, ncqe, ctxs, f, sq, i;
+	u32 vec;
 	struct ib_qp_attr attr;
 	int ret;
 
@@ -2131,9 +2133,10 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 
 	/* a flushed QP completes every WR, signaled or not */
 	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, gb_rdma_max_cqe(ibdev));
-	conn->cq = ib_alloc_cq(ibdev, conn, ncqe,
-			       conn->id % ibdev->num_comp_vectors,
-			       IB_POLL_WORKQUEUE);
+	/* conn->id is not assigned yet: spread CQs with a counter of our own */
+	vec = (u32)atomic_inc_return(&gb_rdma_next_vector) %
+	      max_t(u32, ibdev->num_comp_vectors, 1);
+	conn->cq = ib_alloc_cq(ibdev, conn, ncqe, vec, IB_POLL_WORKQUEUE);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
