@@ -9,7 +9,7 @@
  * region holds the receive ring (one buffer per granted credit) and the
  * send ring.
  *
- * The remote region is registered with RD_MR_SLACK bytes more than the
+ * The remote region is registered with one page (rd_mr_slack()) more than the
  * server is told (connect.region_len), so no server access ever touches the
  * MR's last page. Linux 6.1's rdma_rxe reads one pointer past its page map
  * array (rxe_mr_copy(), drivers/infiniband/sw/rxe/rxe_mr.c: "map++; buf =
@@ -49,7 +49,17 @@
 #define RD_SEND_SLOTS	32u
 #define RD_PIPELINE	4u		/* GET records in flight (mget) */
 #define RD_REC		GB_RDMA_RECORD_SIZE
-#define RD_MR_SLACK	4096u		/* registered past region_len, see top */
+
+/*
+ * Bytes registered past region_len (see top): one page of the system's
+ * size, the unit rxe maps a user MR in.
+ */
+static size_t rd_mr_slack(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 ? (size_t)pg : 4096;
+}
 
 /**
  * struct rd_ev - one received record, decoded and detached from its buffer
@@ -76,7 +86,7 @@ struct rd_ev {
  * @qp:           the RC queue pair (@id->qp)
  * @region:       windows + staging (remote access)
  * @region_len:   its size as told to the server
- * @mr:           its registration (@region_len + RD_MR_SLACK bytes)
+ * @mr:           its registration (@region_len + rd_mr_slack() bytes)
  * @ring:         receive buffers followed by send buffers (local)
  * @ring_mr:      its registration
  * @win_size:     bytes per window
@@ -1081,7 +1091,7 @@ static void rd_destroy(struct gb_rdma *r)
 	if (r->ec)
 		rdma_destroy_event_channel(r->ec);
 	if (r->region)
-		munmap(r->region, r->region_len + RD_MR_SLACK);
+		munmap(r->region, r->region_len + rd_mr_slack());
 	free(r->ring);
 	free(r->fifo);
 	free(r);
@@ -1183,7 +1193,7 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	win_bytes = (size_t)r->win_size * r->win_count;
 	r->staging = win_bytes;
 	r->region_len = (win_bytes + r->staging_len + 4095) & ~(size_t)4095;
-	r->region = mmap(NULL, r->region_len + RD_MR_SLACK,
+	r->region = mmap(NULL, r->region_len + rd_mr_slack(),
 			 PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r->region == MAP_FAILED) {
@@ -1203,7 +1213,7 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	r->pd = ibv_alloc_pd(r->id->verbs);
 	if (!r->pd)
 		goto verbs_fail;
-	r->mr = ibv_reg_mr(r->pd, r->region, r->region_len + RD_MR_SLACK,
+	r->mr = ibv_reg_mr(r->pd, r->region, r->region_len + rd_mr_slack(),
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
 	if (!r->mr)

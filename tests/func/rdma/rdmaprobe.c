@@ -98,7 +98,8 @@ static int want_reject = -1;	/* -E: expected reject reason */
 static int reject_reason = -1;	/* reason of the last REJECTED event */
 static int exact_region;	/* -X */
 
-#define MR_SLACK	4096	/* registered past region_len, unless -X */
+/* one page registered past region_len, unless -X */
+#define MR_SLACK	((size_t)sysconf(_SC_PAGESIZE))
 
 static void die(const char *m)
 {
