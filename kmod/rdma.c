@@ -1684,6 +1684,7 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 {
 	if (test_bit(GB_CONN_SETUP, &conn->flags)) {
 		set_bit(GB_CONN_CLOSE_LATER, &conn->flags);
+		/* pairs with gb_rdma_conn_setup_done(): CLOSE_LATER, then SETUP */
 		smp_mb__after_atomic();
 		if (test_bit(GB_CONN_SETUP, &conn->flags))
 			return;
@@ -1696,6 +1697,7 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 static void gb_rdma_conn_setup_done(struct gb_rdma_conn *conn)
 {
 	clear_bit(GB_CONN_SETUP, &conn->flags);
+	/* pairs with gb_rdma_conn_close(): SETUP, then CLOSE_LATER */
 	smp_mb__after_atomic();
 	if (test_bit(GB_CONN_CLOSE_LATER, &conn->flags))
 		gb_rdma_conn_close(conn);
