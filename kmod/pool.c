@@ -68,6 +68,7 @@
  * @huge:    every page of the block is part of a huge page
  * @free:    stack of free page indexes
  * @qmap:    quarantined page indexes
+ * @owner:   per page, the owner it is lent to (NULL: free or quarantined)
  * @pages:   the pages, one pool reference each
  */
 struct gb_block {
@@ -82,6 +83,7 @@ struct gb_block {
 	bool huge;
 	u32 *free;
 	unsigned long *qmap;
+	void **owner;
 	struct page *pages[];
 };
 
@@ -227,6 +229,7 @@ static void gb_block_release(struct gb_block *blk)
 			     start + ((loff_t)blk->nr << PAGE_SHIFT) - 1);
 	ida_free(&pool->ida, blk->blkno);
 	kvfree(blk->free);
+	kvfree(blk->owner);
 	bitmap_free(blk->qmap);
 	kvfree(blk);
 }
@@ -272,12 +275,14 @@ static int gb_block_create(struct gb_pool *pool)
 	blk->pool = pool;
 	blk->nr = nr;
 	blk->free = kvmalloc_array(nr, sizeof(u32), GFP_KERNEL);
+	blk->owner = kvcalloc(nr, sizeof(void *), GFP_KERNEL);
 	blk->qmap = bitmap_zalloc(nr, GFP_KERNEL);
 	err = ida_alloc(&pool->ida, GFP_KERNEL);
-	if (!blk->free || !blk->qmap || err < 0) {
+	if (!blk->free || !blk->owner || !blk->qmap || err < 0) {
 		if (err >= 0)
 			ida_free(&pool->ida, err);
 		kvfree(blk->free);
+		kvfree(blk->owner);
 		bitmap_free(blk->qmap);
 		kvfree(blk);
 		goto nomem;
@@ -367,8 +372,9 @@ static bool gb_pool_release_idle(void)
 	return true;
 }
 
-/* Take a free page of @pool if it has one. */
-static bool gb_pool_take(struct gb_pool *pool, struct gb_hpage *hp)
+/* Take a free page of @pool for @owner if it has one. */
+static bool gb_pool_take(struct gb_pool *pool, struct gb_hpage *hp,
+			 void *owner)
 {
 	struct gb_block *blk;
 	unsigned long flags;
@@ -378,6 +384,7 @@ static bool gb_pool_take(struct gb_pool *pool, struct gb_hpage *hp)
 	if (blk) {
 		hp->blk = blk;
 		hp->idx = blk->free[--blk->nr_free];
+		blk->owner[hp->idx] = owner;
 		if (!blk->nr_free)
 			list_del_init(&blk->pnode);
 		pool->nr_free--;
@@ -388,20 +395,21 @@ static bool gb_pool_take(struct gb_pool *pool, struct gb_hpage *hp)
 }
 
 /* Take a free page of any node's pool but @local's. */
-static bool gb_pool_take_remote(struct gb_pool *local, struct gb_hpage *hp)
+static bool gb_pool_take_remote(struct gb_pool *local, struct gb_hpage *hp,
+				void *owner)
 {
 	int node;
 
 	for (node = 0; node < MAX_NUMNODES; node++) {
 		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
 
-		if (pool && pool != local && gb_pool_take(pool, hp))
+		if (pool && pool != local && gb_pool_take(pool, hp, owner))
 			return true;
 	}
 	return false;
 }
 
-static int __gb_pool_alloc(int node, struct gb_hpage *hp)
+static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 {
 	struct gb_pool *pool = gb_pool_of(node);
 	unsigned int ms;
@@ -415,7 +423,7 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp)
 			msleep(ms);
 	}
 	for (;;) {
-		if (gb_pool_take(pool, hp))
+		if (gb_pool_take(pool, hp, owner))
 			return 0;
 		err = gb_block_create(pool);
 		if (!err)
@@ -429,14 +437,15 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp)
 		 * another node is better than evicting for one here (the
 		 * caller's victims may well free pages on that node only).
 		 */
-		return gb_pool_take_remote(pool, hp) ? 0 : -ENOMEM;
+		return gb_pool_take_remote(pool, hp, owner) ? 0 : -ENOMEM;
 	}
 }
 
 /**
  * gb_pool_alloc - lend one head page to an object
- * @node: preferred NUMA node (NUMA_NO_NODE: local)
- * @hp:   filled with the page on success
+ * @node:  preferred NUMA node (NUMA_NO_NODE: local)
+ * @hp:    filled with the page on success
+ * @owner: recorded with the page until it is freed (gb_pool_victims())
  *
  * Takes a free page of the node's pool, creating a new block when the pool
  * is empty and the RAM budget allows (after giving back an idle block of
@@ -446,12 +455,12 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp)
  *
  * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
  */
-int gb_pool_alloc(int node, struct gb_hpage *hp)
+int gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 {
 	int err;
 
 	down_read(&gb_pool_rwsem);
-	err = __gb_pool_alloc(node, hp);
+	err = __gb_pool_alloc(node, hp, owner);
 	up_read(&gb_pool_rwsem);
 	return err;
 }
@@ -472,6 +481,7 @@ void gb_pool_free(struct gb_hpage *hp)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->nr_used--;
+	blk->owner[hp->idx] = NULL;
 	if (gb_page_busy(blk->pages[hp->idx])) {
 		__set_bit(hp->idx, blk->qmap);
 		if (!blk->nr_quar++)
@@ -577,6 +587,82 @@ void gb_pool_maint(bool all)
 bool gb_pool_full(void)
 {
 	return atomic_long_read(&gb_blocks_total) >= READ_ONCE(gb_blocks_max);
+}
+
+/* More blocks than the budget allows (it was lowered). */
+bool gb_pool_over_budget(void)
+{
+	return atomic_long_read(&gb_blocks_total) > READ_ONCE(gb_blocks_max);
+}
+
+/*
+ * Is @blk (found earlier, maybe released since) still in @pool? Pool lock
+ * held; only compares addresses.
+ */
+static bool gb_pool_has_block(struct gb_pool *pool, struct gb_block *blk)
+{
+	struct gb_block *b;
+
+	list_for_each_entry(b, &pool->blocks, bnode)
+		if (b == blk)
+			return true;
+	return false;
+}
+
+/**
+ * gb_pool_victims - owners whose eviction frees a whole block
+ * @grab: takes a reference on an owner, false if it cannot (called under
+ *        the pool lock: an owner stays valid while it holds a lent page)
+ * @out:  receives up to @max grabbed owners (one entry per page: an owner
+ *        appears, and was grabbed, once per page it holds)
+ * @max:  size of @out
+ *
+ * While there are more blocks than the budget allows and none of them is
+ * idle (gb_pool_maint() gives idle ones back), partly used blocks have to
+ * be emptied: this picks the block with the fewest lent pages and hands
+ * out the owners of those pages, for the store to evict. Process context.
+ *
+ * Return: number of entries in @out.
+ */
+int gb_pool_victims(bool (*grab)(void *owner), void **out, int max)
+{
+	struct gb_pool *pool, *bpool = NULL;
+	struct gb_block *blk, *best = NULL;
+	u32 used, best_used = U32_MAX, i;
+	unsigned long flags;
+	int node, n = 0;
+
+	down_read(&gb_pool_rwsem);
+	if (!gb_pool_over_budget())
+		goto out;
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		pool = READ_ONCE(gb_pools[node]);
+		if (!pool)
+			continue;
+		spin_lock_irqsave(&pool->lock, flags);
+		list_for_each_entry(blk, &pool->blocks, bnode) {
+			used = blk->nr - blk->nr_free - blk->nr_quar;
+			/* Nothing lent: free soon, or waiting for quarantine. */
+			if (used && used < best_used) {
+				best = blk;
+				bpool = pool;
+				best_used = used;
+			}
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	if (!best)
+		goto out;
+	spin_lock_irqsave(&bpool->lock, flags);
+	if (gb_pool_has_block(bpool, best)) {
+		for (i = 0; i < best->nr && n < max; i++)
+			if (best->owner[i] && grab(best->owner[i]))
+				out[n++] = best->owner[i];
+	}
+	spin_unlock_irqrestore(&bpool->lock, flags);
+out:
+	up_read(&gb_pool_rwsem);
+	return n;
 }
 
 void gb_pool_set_memory(u64 memory)

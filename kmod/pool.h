@@ -36,7 +36,7 @@ struct gb_pool_stats {
 
 int gb_pool_init(u64 memory, u32 block);
 void gb_pool_exit(void);
-int gb_pool_alloc(int node, struct gb_hpage *hp);
+int gb_pool_alloc(int node, struct gb_hpage *hp, void *owner);
 void gb_pool_free(struct gb_hpage *hp);
 struct page *gb_hpage_page(const struct gb_hpage *hp);
 void gb_pool_set_memory(u64 memory);
@@ -45,6 +45,8 @@ void gb_pool_maint(bool all);
 void gb_pool_get_stats(struct gb_pool_stats *st);
 void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks);
 bool gb_pool_full(void);
+bool gb_pool_over_budget(void);
+int gb_pool_victims(bool (*grab)(void *owner), void **out, int max);
 void gb_pool_dbg_delay_next(unsigned int ms);
 
 #endif /* _GOBLIN_POOL_H */

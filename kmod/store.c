@@ -48,7 +48,9 @@
  *
  * Memory budget changes: raising memory applies immediately; lowering it
  * below the RAM currently used by heads is refused (delete or flush first);
- * otherwise spare blocks are released by the maintenance worker. ram_head
+ * otherwise spare blocks are released by the maintenance worker, which
+ * also evicts the objects of the least used block while no block is idle
+ * (gb_trim_blocks()). ram_head
  * and block can only change while nothing is stored; block must be a page
  * multiple, at least ram_head (a block always holds one full head) and at
  * most 1 GiB.
@@ -511,7 +513,7 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 
 	for (i = 0; i < priv->nr_pages; i++) {
 		for (;;) {
-			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i]);
+			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i], priv);
 			if (!err)
 				break;
 			if (err != -ENOMEM)
@@ -1381,10 +1383,55 @@ void gb_store_flush(s64 when)
 	mod_delayed_work(gb_wq, &gb_flush_dwork, (when - now) * HZ);
 }
 
+/* Pool callback: reference the object owning a head page (pool lock held). */
+static bool gb_obj_grab(void *owner)
+{
+	struct gb_obj_priv *priv = owner;
+
+	return refcount_inc_not_zero(&priv->obj->ref);
+}
+
+/*
+ * While the pools hold more blocks than the budget allows (it was lowered)
+ * and none is idle, evict the objects of the least used block so that it
+ * can go: evictions alone would free pages all over, possibly never a
+ * whole block. Objects in use are unlinked too; their pages follow when
+ * the last reference goes. Bounded per run; the next run continues.
+ */
+static void gb_trim_blocks(void)
+{
+	void *victims[64];
+	int round, n, i, evicted;
+
+	for (round = 0; round < 16 && gb_pool_over_budget(); round++) {
+		n = gb_pool_victims(gb_obj_grab, victims, ARRAY_SIZE(victims));
+		evicted = 0;
+		mutex_lock(&gb_wlock);
+		for (i = 0; i < n; i++) {
+			struct gb_obj_priv *priv = victims[i];
+
+			if (priv->linked) {
+				gb_stat_inc(GB_ST_EVICTIONS);
+				gb_unlink(priv->obj, true);
+				evicted++;
+			}
+		}
+		mutex_unlock(&gb_wlock);
+		for (i = 0; i < n; i++)
+			gb_obj_put(((struct gb_obj_priv *)victims[i])->obj);
+		/* Only readers hold that block now: wait for them. */
+		if (!evicted)
+			break;
+		/* Give the emptied block back before picking the next one. */
+		gb_pool_maint(false);
+	}
+}
+
 static void gb_maint_work(struct work_struct *work)
 {
 	gb_reclaim(false, false);
 	gb_pool_maint(false);
+	gb_trim_blocks();
 	if (READ_ONCE(gb_running))
 		queue_delayed_work(gb_wq, &gb_maint_dwork, GB_MAINT_PERIOD);
 }
