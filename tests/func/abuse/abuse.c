@@ -1132,8 +1132,8 @@ static int cmd_rdmaflood(int argc, char **argv)
 		if (rnd() % 4)
 			rec_mutate(b);
 		((struct gb_rdma_hdr *)b)->tag = htole64(tag);
-		/* classify as the server will */
-		p = gb_rdma_rec_parse(b, REC, &prec, &msg);
+		/* classify as the server will (gb_rdma_req_parse) */
+		p = gb_rdma_req_parse(b, REC, &prec, &msg);
 		if (p == GB_RDMA_PARSE_FATAL || b[0] == GB_RDMA_FLOW) {
 			i--;	/* re-roll: fatal ones are counted above */
 			tag--;
