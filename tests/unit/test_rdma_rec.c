@@ -1083,8 +1083,10 @@ static void t_reject_str(void)
 		[GB_RDMA_REJ_NOMEM] = "server out of resources",
 		[GB_RDMA_REJ_SHUTDOWN] = "listener shutting down",
 		[GB_RDMA_REJ_DEVICE] = "RDMA device lacks a needed capability",
+		[GB_RDMA_REJ_READ] =
+			"client allows no RDMA READ (responder_resources 0)",
 	};
-	static const unsigned int unknown[] = { 9, 10, 0x100, 0xffff,
+	static const unsigned int unknown[] = { 10, 11, 0x100, 0xffff,
 						UINT_MAX };
 	size_t i;
 
