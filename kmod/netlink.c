@@ -576,6 +576,7 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		  sum->rdma.windows_in_flight },
 		{ GOBLIN_STATS_A_TAIL_IO_ERRORS, st->tail_io_errors },
 		{ GOBLIN_STATS_A_TAIL_WB_ERRORS, st->tail_wb_errors },
+		{ GOBLIN_STATS_A_META_BYTES, st->meta_bytes },
 	};
 	struct nlattr *nest;
 	int i;

@@ -116,7 +116,44 @@ static unsigned int gb_pool_dbg_delay;	/* ms, one-shot (debugfs) */
 static struct vfsmount *gb_huge_mnt;
 static u32 gb_block_pages;
 static atomic_long_t gb_blocks_total;
-static unsigned long gb_blocks_max;
+static unsigned long gb_blocks_max;	/* memory / block */
+static u64 gb_mem_budget;		/* memory */
+static atomic64_t gb_meta_bytes;	/* charged by the store */
+static atomic_long_t gb_quar_pages;	/* all pools' nr_quar */
+
+/*
+ * The RAM budget covers the blocks and the store's object metadata
+ * (gb_pool_meta_add()). Metadata can grow after the blocks were made, so
+ * two limits: a new block may be made while the blocks do not cover what
+ * the metadata leaves of the budget (at most memory / block blocks); the
+ * worker gives idle blocks back once blocks and metadata together exceed
+ * the budget, and empties partly used ones only while there are more
+ * blocks than that first limit (gb_pool_over_budget()). The store keeps
+ * what objects hold (head pages, quarantine, metadata) within the budget
+ * itself, so the RAM held is below memory + one block at all times and
+ * converges to memory.
+ */
+static unsigned long gb_blocks_allowed(void)
+{
+	u64 mem = READ_ONCE(gb_mem_budget);
+	u64 meta = atomic64_read(&gb_meta_bytes);
+	u64 block = (u64)READ_ONCE(gb_block_pages) << PAGE_SHIFT;
+	unsigned long cap = READ_ONCE(gb_blocks_max);
+
+	if (meta >= mem)
+		return 0;
+	return min_t(u64, cap, div64_u64(mem - meta + block - 1, block));
+}
+
+/* Blocks and metadata together above the budget: idle blocks should go. */
+static bool gb_pool_idle_excess(void)
+{
+	u64 block = (u64)READ_ONCE(gb_block_pages) << PAGE_SHIFT;
+
+	return atomic_long_read(&gb_blocks_total) * block +
+	       atomic64_read(&gb_meta_bytes) > READ_ONCE(gb_mem_budget) ||
+	       atomic_long_read(&gb_blocks_total) > READ_ONCE(gb_blocks_max);
+}
 
 struct page *gb_hpage_page(const struct gb_hpage *hp)
 {
@@ -265,7 +302,7 @@ static int gb_block_create(struct gb_pool *pool)
 	int cpu;
 	u32 i;
 
-	if (atomic_long_inc_return(&gb_blocks_total) > READ_ONCE(gb_blocks_max)) {
+	if (atomic_long_inc_return(&gb_blocks_total) > gb_blocks_allowed()) {
 		atomic_long_dec(&gb_blocks_total);
 		return -ENOMEM;
 	}
@@ -336,6 +373,7 @@ static void gb_pool_unlink_block(struct gb_pool *pool, struct gb_block *blk)
 		pool->nr_huge--;
 	pool->nr_free -= blk->nr_free;
 	pool->nr_quar -= blk->nr_quar;
+	atomic_long_sub(blk->nr_quar, &gb_quar_pages);
 	atomic_long_dec(&gb_blocks_total);
 }
 
@@ -487,6 +525,7 @@ void gb_pool_free(struct gb_hpage *hp)
 		if (!blk->nr_quar++)
 			list_add_tail(&blk->qnode, &pool->quarantine);
 		pool->nr_quar++;
+		atomic_long_inc(&gb_quar_pages);
 		kick = true;
 	} else {
 		blk->free[blk->nr_free++] = hp->idx;
@@ -516,6 +555,7 @@ static bool gb_pool_unquarantine(struct gb_pool *pool)
 			__clear_bit(i, blk->qmap);
 			blk->nr_quar--;
 			pool->nr_quar--;
+			atomic_long_dec(&gb_quar_pages);
 			blk->free[blk->nr_free++] = i;
 			if (blk->nr_free == 1)
 				list_add_tail(&blk->pnode, &pool->partial);
@@ -537,8 +577,7 @@ static void gb_pool_shrink(struct gb_pool *pool, bool all)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	list_for_each_entry_safe(blk, tmp, &pool->blocks, bnode) {
-		if (!all && atomic_long_read(&gb_blocks_total) <=
-		    READ_ONCE(gb_blocks_max))
+		if (!all && !gb_pool_idle_excess())
 			break;
 		if (!all && (blk->nr_free != blk->nr || blk->nr_quar))
 			continue;
@@ -586,13 +625,41 @@ void gb_pool_maint(bool all)
 
 bool gb_pool_full(void)
 {
-	return atomic_long_read(&gb_blocks_total) >= READ_ONCE(gb_blocks_max);
+	return atomic_long_read(&gb_blocks_total) >= gb_blocks_allowed();
 }
 
-/* More blocks than the budget allows (it was lowered). */
+/* More blocks than the budget allows (it was lowered, metadata grew). */
 bool gb_pool_over_budget(void)
 {
-	return atomic_long_read(&gb_blocks_total) > READ_ONCE(gb_blocks_max);
+	return atomic_long_read(&gb_blocks_total) > gb_blocks_allowed();
+}
+
+/**
+ * gb_pool_meta_add - charge (or with a negative @delta uncharge) metadata
+ * @delta: bytes
+ *
+ * Any context. The store charges what each object takes outside the pool.
+ */
+void gb_pool_meta_add(s64 delta)
+{
+	atomic64_add(delta, &gb_meta_bytes);
+}
+
+u64 gb_pool_meta_bytes(void)
+{
+	return atomic64_read(&gb_meta_bytes);
+}
+
+/* Bytes of head pages in quarantine (not lent, not reusable yet). */
+u64 gb_pool_quarantined_bytes(void)
+{
+	return (u64)atomic_long_read(&gb_quar_pages) << PAGE_SHIFT;
+}
+
+/* Is a page of @hp referenced by someone else (a send) right now? */
+bool gb_hpage_busy(const struct gb_hpage *hp)
+{
+	return gb_page_busy(hp->blk->pages[hp->idx]);
 }
 
 /*
@@ -667,6 +734,7 @@ out:
 
 void gb_pool_set_memory(u64 memory)
 {
+	WRITE_ONCE(gb_mem_budget, memory);
 	WRITE_ONCE(gb_blocks_max, div_u64(memory, gb_block_pages << PAGE_SHIFT));
 }
 
@@ -726,7 +794,6 @@ static void __gb_pool_get_stats(struct gb_pool_stats *st)
 int gb_pool_set_block(u32 block)
 {
 	struct gb_pool_stats st;
-	u64 memory;
 	int err = 0;
 
 	down_write(&gb_pool_rwsem);
@@ -736,10 +803,9 @@ int gb_pool_set_block(u32 block)
 		err = -EBUSY;
 		goto out;
 	}
-	memory = (u64)READ_ONCE(gb_blocks_max) * (gb_block_pages << PAGE_SHIFT);
 	gb_pool_destroy_all();
 	WRITE_ONCE(gb_block_pages, block >> PAGE_SHIFT);
-	gb_pool_set_memory(memory);
+	gb_pool_set_memory(READ_ONCE(gb_mem_budget));
 out:
 	up_write(&gb_pool_rwsem);
 	return err;
@@ -797,6 +863,8 @@ void gb_pool_dbg_delay_next(unsigned int ms)
 int gb_pool_init(u64 memory, u32 block)
 {
 	atomic_long_set(&gb_blocks_total, 0);
+	atomic_long_set(&gb_quar_pages, 0);
+	atomic64_set(&gb_meta_bytes, 0);
 	gb_block_pages = block >> PAGE_SHIFT;
 	gb_pool_set_memory(memory);
 	gb_pool_make_huge_mnt();

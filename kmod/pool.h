@@ -46,6 +46,10 @@ void gb_pool_get_stats(struct gb_pool_stats *st);
 void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks);
 bool gb_pool_full(void);
 bool gb_pool_over_budget(void);
+void gb_pool_meta_add(s64 delta);
+u64 gb_pool_meta_bytes(void);
+u64 gb_pool_quarantined_bytes(void);
+bool gb_hpage_busy(const struct gb_hpage *hp);
 int gb_pool_victims(bool (*grab)(void *owner), void **out, int max);
 void gb_pool_dbg_delay_next(unsigned int ms);
 

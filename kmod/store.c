@@ -98,6 +98,7 @@
  * @stime:     commit time (gb_now())
  * @head_len:  value bytes held in head pages
  * @nr_pages:  number of head pages
+ * @meta:      bytes of metadata charged to the memory budget
  * @linked:    in the index (under gb_wlock)
  * @visited:   CLOCK reference bit
  * @fetched:   read at least once (for expired_unfetched)
@@ -115,6 +116,7 @@ struct gb_obj_priv {
 	s64 stime;
 	u32 head_len;
 	u32 nr_pages;
+	u32 meta;
 	bool linked;
 	bool visited;
 	bool fetched;
@@ -300,7 +302,6 @@ static void gb_obj_free_work(struct work_struct *work)
 static void gb_obj_free(struct gb_obj *obj)
 {
 	struct gb_obj_priv *priv = obj->priv;
-	u64 held = 0;
 	u32 i;
 
 	/*
@@ -308,16 +309,17 @@ static void gb_obj_free(struct gb_obj *obj)
 	 * that still sees the object fails refcount_inc_not_zero() and looks
 	 * at nothing else, so only the memory of the object itself has to
 	 * wait for a grace period. After a failed gb_obj_alloc() only the
-	 * first pages are there, and only those were charged to
-	 * gb_head_bytes.
+	 * first pages are there; the budgets were charged in full (or not at
+	 * all, then @meta is 0).
 	 */
-	for (i = 0; i < priv->nr_pages; i++) {
-		if (priv->pages[i].blk) {
+	for (i = 0; i < priv->nr_pages; i++)
+		if (priv->pages[i].blk)
 			gb_pool_free(&priv->pages[i]);
-			held += PAGE_SIZE;
-		}
+	if (priv->meta) {
+		atomic64_sub((u64)priv->nr_pages << PAGE_SHIFT, &gb_head_bytes);
+		gb_pool_meta_add(-(s64)priv->meta);
+		priv->meta = 0;
 	}
-	atomic64_sub(held, &gb_head_bytes);
 	priv->nr_pages = 0;
 	/* The file goes in process context (we may be in any). */
 	atomic64_sub(priv->tail_acct, &gb_tail_bytes);
@@ -386,11 +388,17 @@ enum gb_need {
  */
 static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
 {
+	u32 nr = priv->nr_pages;
+
 	if (refcount_read(&priv->obj->ref) != 1)
+		return false;
+	/* Pages a send still holds go to quarantine, not back to the pool. */
+	if (need != GB_NEED_TAIL && nr &&
+	    (gb_hpage_busy(&priv->pages[0]) || gb_hpage_busy(&priv->pages[nr - 1])))
 		return false;
 	switch (need) {
 	case GB_NEED_PAGES:
-		return priv->nr_pages;
+		return nr;
 	case GB_NEED_TAIL:
 		return priv->tail;
 	default:
@@ -476,7 +484,7 @@ static void gb_note_pressure(bool tail)
 		used = atomic64_read(&gb_tail_bytes);
 		limit = READ_ONCE(gb_ssd_max);
 	} else {
-		used = atomic64_read(&gb_head_bytes);
+		used = atomic64_read(&gb_head_bytes) + gb_pool_meta_bytes();
 		limit = READ_ONCE(gb_cfg.memory);
 	}
 	gb_nl_event_pressure(used, limit, gb_stat_sum(GB_ST_EVICTIONS));
@@ -534,8 +542,73 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			usleep_range(2000, 4000);
 		}
 		evicted = false;
-		atomic64_add(PAGE_SIZE, &gb_head_bytes);
 	}
+	return 0;
+}
+
+/* RAM that objects hold: head pages (lent or reserved), quarantine, metadata. */
+static u64 gb_ram_used(void)
+{
+	return atomic64_read(&gb_head_bytes) + gb_pool_quarantined_bytes() +
+	       gb_pool_meta_bytes();
+}
+
+/*
+ * Kernel memory an object takes besides its head pages: the object and its
+ * private part as slab rounds them up, its share of the hash table and the
+ * id xarray, and for a tail the open file (struct file, dentry and inode,
+ * which the filesystem sizes: estimated).
+ */
+#define GB_INDEX_OVERHEAD	32
+#define GB_TAIL_OVERHEAD	2048
+
+static u32 gb_obj_meta_size(u32 nr, bool tail)
+{
+	size_t m = kmalloc_size_roundup(sizeof(struct gb_obj)) +
+		   kmalloc_size_roundup(sizeof(struct gb_obj_priv) +
+					(size_t)nr * sizeof(struct gb_hpage)) +
+		   GB_INDEX_OVERHEAD;
+
+	if (tail)
+		m += kmalloc_size_roundup(sizeof(struct gb_tail)) +
+		     GB_TAIL_OVERHEAD;
+	return m;
+}
+
+/*
+ * Charge @priv's head pages and metadata to the memory budget and evict
+ * until what objects hold fits in it again. Objects without a value take
+ * no page but still count, so a flood of empty values evicts instead of
+ * growing kernel memory. Fruitless evictions (whose victim's memory did
+ * not come back) are bounded as in gb_obj_alloc_pages().
+ */
+static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
+{
+	u64 limit = READ_ONCE(gb_cfg.memory);
+	int tries = 0, fruitless = 0;
+	u64 before;
+
+	priv->meta = gb_obj_meta_size(priv->nr_pages, tail);
+	gb_pool_meta_add(priv->meta);
+	atomic64_add((u64)priv->nr_pages << PAGE_SHIFT, &gb_head_bytes);
+	if (((u64)priv->nr_pages << PAGE_SHIFT) + priv->meta > limit)
+		return -ENOMEM;
+	while ((before = gb_ram_used()) > limit) {
+		if (fruitless < GB_EVICT_FRUITLESS &&
+		    gb_evict_one(GB_NEED_ANY)) {
+			gb_note_pressure(false);
+			if (gb_ram_used() >= before)
+				fruitless++;
+			continue;
+		}
+		if (++tries > 50)
+			return -ENOMEM;
+		gb_pool_maint(false);
+		usleep_range(2000, 4000);
+	}
+	/* Metadata may have left more blocks than the budget allows now. */
+	if (gb_pool_over_budget())
+		gb_store_kick_maint();
 	return 0;
 }
 
@@ -642,7 +715,9 @@ struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 	priv->nr_pages = nr;
 	INIT_LIST_HEAD(&priv->lru);
 
-	err = gb_obj_alloc_pages(priv);
+	err = gb_obj_charge(priv, ssd);
+	if (!err)
+		err = gb_obj_alloc_pages(priv);
 	if (!err && ssd)
 		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
 	gb_ssd_put(ssd);
@@ -1494,6 +1569,7 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->total_items = gb_stat_sum(GB_ST_TOTAL_ITEMS);
 	st->bytes = atomic64_read(&gb_bytes);
 	st->head_bytes = atomic64_read(&gb_head_bytes);
+	st->meta_bytes = gb_pool_meta_bytes();
 	st->tail_bytes = atomic64_read(&gb_tail_bytes);
 	st->evictions = gb_stat_sum(GB_ST_EVICTIONS);
 	st->expired_unfetched = gb_stat_sum(GB_ST_EXPIRED_UNFETCHED);
@@ -1626,7 +1702,7 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 			goto out;
 		}
 	}
-	if (memory < (u64)atomic64_read(&gb_head_bytes)) {
+	if (memory < (u64)atomic64_read(&gb_head_bytes) + gb_pool_meta_bytes()) {
 		err = gb_refuse(extack,
 				"memory: below the RAM used by stored objects; delete or flush first",
 				-EBUSY);
@@ -1883,14 +1959,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, 2048 - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
 			 st.blocks_total, st.blocks_huge, st.blocks_small,
 			 st.pages_free, st.pages_quarantined,
 			 st.quarantined_total, st.memory_limit, st.ssd_limit,
-			 st.tail_io_errors, st.tail_wb_errors);
+			 st.tail_io_errors, st.tail_wb_errors, st.meta_bytes);
 	for_each_online_node(nid) {
 		u64 head, blocks;
 
@@ -2021,6 +2097,7 @@ void gb_store_exit(void)
 	gb_ssd_put(gb_ssd);
 	gb_ssd = NULL;
 	WARN_ON(atomic64_read(&gb_head_bytes));
+	WARN_ON(gb_pool_meta_bytes());
 	WARN_ON(atomic64_read(&gb_tail_bytes));
 	rhashtable_destroy(&gb_ht);
 	xa_destroy(&gb_ids);

@@ -155,6 +155,7 @@ struct gb_store_stats {
 	u64 total_items;
 	u64 bytes;		/* sum of value lengths */
 	u64 head_bytes;		/* RAM used by heads */
+	u64 meta_bytes;		/* RAM used by object metadata */
 	u64 tail_bytes;		/* SSD used by tails */
 	u64 evictions;
 	u64 expired_unfetched;

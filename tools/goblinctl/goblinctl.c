@@ -984,6 +984,7 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_RDMA_WINDOWS_IN_FLIGHT] = "rdma_windows_in_flight",
 	[GOBLIN_STATS_A_TAIL_IO_ERRORS] = "tail_io_errors",
 	[GOBLIN_STATS_A_TAIL_WB_ERRORS] = "tail_wb_errors",
+	[GOBLIN_STATS_A_META_BYTES] = "meta_bytes",
 };
 
 /*

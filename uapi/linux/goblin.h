@@ -265,6 +265,9 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_TAIL_WB_ERRORS,	/* objects dropped or refused: tail
 					 * writeback failed
 					 */
+	GOBLIN_STATS_A_META_BYTES,	/* RAM of object metadata (counts
+					 * against memory with head_bytes)
+					 */
 
 	__GOBLIN_STATS_A_MAX,
 	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
