@@ -72,7 +72,9 @@
  *    SET.addr (inside [window_base, window_base + region_len), not in a
  *    window the server owns) and sends SET. The server pulls the bytes with
  *    RDMA READ and replies STATUS (STORED, NOT_STORED, EXISTS, NOT_FOUND) or
- *    ERROR. After STATUS/ERROR the client may reuse that memory.
+ *    ERROR. After STATUS/ERROR the client may reuse that memory. A SET
+ *    (mode SET) that fails, including by the connection closing before its
+ *    value was read, leaves no older value of the key behind.
  *
  * 5. Credits
  *
