@@ -268,6 +268,11 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   st.expired_unfetched);
 	gb_mc_stat(buf, size, &off, "evictions", "%llu", st.evictions);
 	gb_mc_stat(buf, size, &off, "reclaimed", "%llu", st.reclaimed);
+	gb_mc_stat(buf, size, &off, "tail_io_errors", "%llu",
+		   st.tail_io_errors);
+	gb_mc_stat(buf, size, &off, "tail_wb_errors", "%llu",
+		   st.tail_wb_errors);
+	gb_mc_stat(buf, size, &off, "meta_bytes", "%llu", st.meta_bytes);
 	off += scnprintf(buf + off, size - off, "END\r\n");
 	err = gb_text(sink, buf, off);
 	kfree(buf);

@@ -265,8 +265,9 @@ struct gb_rdma_req {
 
 /*
  * GB_CONN_SETUP: the connect handler still owns the connection (not listed
- * yet, it may still be refused and freed there); gb_rdma_conn_close() only
- * records GB_CONN_CLOSE_LATER then, see gb_rdma_conn_setup_done().
+ * yet, it may still be refused and freed there; or listed but still inside
+ * rdma_accept()); gb_rdma_conn_close() only records GB_CONN_CLOSE_LATER
+ * then, see gb_rdma_conn_setup_done().
  */
 enum {
 	GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK, GB_CONN_SETUP,
@@ -393,8 +394,10 @@ static u32 gb_rdma_fault_release_ms;	/* release: before the QP drain */
 static u32 gb_rdma_fault_late_ms;	/* release/reject: after unaccounting */
 static u32 gb_rdma_fault_setup_ms;	/* connect: before the final check */
 static u32 gb_rdma_fault_accept_ms;	/* connect: after rdma_accept() */
+static u32 gb_rdma_fault_pre_accept_ms;	/* connect: before rdma_accept() */
 static u32 gb_rdma_fault_remove_ms;	/* device .remove: at the end */
 static u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
+static u32 gb_rdma_fault_set_nomem;	/* fail this many SET allocations */
 static bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
 
 #define GB_RDMA_FAULT_DELAY_MAX	60000U
@@ -1249,12 +1252,43 @@ static bool gb_rdma_src_in_window(struct gb_rdma_conn *conn, u64 addr,
 	return false;
 }
 
+/*
+ * A SET that fails after its record was accepted (no memory for the object
+ * or the bounce buffer, a failed READ or bounce copy, the connection closing
+ * with the value half read) must not leave the key's older value in place,
+ * as with memcache SET over TCP: unlink it (counted as a delete hit by the
+ * store). Other modes (ADD, CAS, ...) leave the store as it was.
+ */
+static void gb_rdma_set_failed(struct gb_rdma_conn *conn)
+{
+	const struct gb_rdma_rec *rec = &conn->cur.rec;
+
+	if (rec->type == GB_RDMA_SET && rec->u.set.mode == GB_RDMA_SET_SET)
+		gb_store_delete(rec->u.set.key, rec->u.set.klen, 0);
+}
+
+/* Fault knob rdma-fault/set_nomem: fail the next N SET allocations. */
+static bool gb_rdma_fault_nomem(void)
+{
+	u32 v = READ_ONCE(gb_rdma_fault_set_nomem);
+
+	while (v) {
+		u32 old = cmpxchg(&gb_rdma_fault_set_nomem, v, v - 1);
+
+		if (old == v)
+			return true;
+		v = old;
+	}
+	return false;
+}
+
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
 	const struct gb_rdma_geom *g = &conn->geom;
 	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
 	struct gb_obj *obj;
+	int ret;
 
 	conn->st.sets++;
 	if (bytes && (addr < g->window_base ||
@@ -1269,12 +1303,18 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		return -EINVAL;
 	}
 	gb_rdma_test_delay(conn, "before");
-	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
-			   r->rec.u.set.flags,
-			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+	if (unlikely(gb_rdma_fault_nomem()))
+		obj = ERR_PTR(-ENOMEM);
+	else
+		obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
+				   r->rec.u.set.flags,
+				   gb_exptime_abs(r->rec.u.set.exptime), bytes);
 	gb_rdma_test_delay(conn, "after");
 	if (IS_ERR_OR_NULL(obj)) {
-		gb_rdma_prep_store_result(conn, obj ? PTR_ERR(obj) : -ENOMEM);
+		ret = obj ? PTR_ERR(obj) : -ENOMEM;
+		if (ret != -EINVAL)	/* a bad key names no stored value */
+			gb_rdma_set_failed(conn);
+		gb_rdma_prep_store_result(conn, ret);
 		r->done_after_reply = true;
 		return 0;
 	}
@@ -1285,6 +1325,7 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	if (bytes > r->shead && gb_rdma_bounce(conn)) {
 		gb_obj_put(obj);
 		r->sobj = NULL;
+		gb_rdma_set_failed(conn);
 		gb_rdma_prep_store_result(conn, -ENOMEM);
 		r->done_after_reply = true;
 	}
@@ -1305,6 +1346,7 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			if (ret) {
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
+				gb_rdma_set_failed(conn);
 				/* -EINVAL here is no bad key */
 				gb_rdma_prep_store_result(conn, ret == -EINVAL ?
 							  -EIO : ret);
@@ -1693,7 +1735,7 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 		queue_work(gb_rdma_wq, &conn->release);
 }
 
-/* The connection is listed: closes go to conn->release from now on. */
+/* Listed and accepted: closes go to conn->release from now on. */
 static void gb_rdma_conn_setup_done(struct gb_rdma_conn *conn)
 {
 	clear_bit(GB_CONN_SETUP, &conn->flags);
@@ -1839,8 +1881,10 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	conn->rd_live = false;
 	if (conn->cur.obj)
 		gb_obj_put(conn->cur.obj);
-	if (conn->cur.sobj)
+	if (conn->cur.sobj) {	/* a SET cut short: READ failed, peer gone */
 		gb_obj_put(conn->cur.sobj);
+		gb_rdma_set_failed(conn);
+	}
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
 
@@ -2335,7 +2379,6 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	list_add_tail(&conn->node, &gb_rdma_conns);
 	mutex_unlock(&gb_rdma_lock);
 	id->context = conn;
-	gb_rdma_conn_setup_done(conn);
 
 	acc.magic = cpu_to_le32(GB_RDMA_MAGIC);
 	acc.version = cpu_to_le16(GB_RDMA_VERSION);
@@ -2368,15 +2411,25 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	 * again after rdma_destroy_id(), which waits for this handler.
 	 */
 	queue_delayed_work(gb_rdma_wq, &conn->idle, gb_rdma_stall_limit(conn));
+	/*
+	 * The connection is listed, so device removal, listener delete and
+	 * unload close it and wait for its slot; but it stays in setup until
+	 * rdma_accept() has returned: a close meanwhile is only recorded,
+	 * and conn->release (QP drain and destroy, CQ free, unmapping, the
+	 * slot that lets gb_rdma_remove_one() free the PD and device state)
+	 * runs after rdma_accept() is done with the QP and the device.
+	 */
+	gb_rdma_fault_delay(&gb_rdma_fault_pre_accept_ms);
 	ret = rdma_accept(id, &cp);
 	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
 		pr_warn_ratelimited("accept failed: %d\n", ret);
-		gb_rdma_conn_close(conn);
-		return 0;
+		gb_rdma_conn_close(conn);	/* recorded, done just below */
+	} else {
+		gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
+				 &conn->cm_id_peer, true);
 	}
-	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
-			 &conn->cm_id_peer, true);
+	gb_rdma_conn_setup_done(conn);
 	return 0;
 
 reject_free:
@@ -2911,9 +2964,12 @@ static void gb_rdma_dbg_init(void)
 	debugfs_create_u32("setup_delay_ms", 0600, f, &gb_rdma_fault_setup_ms);
 	debugfs_create_u32("accept_delay_ms", 0600, f,
 			   &gb_rdma_fault_accept_ms);
+	debugfs_create_u32("pre_accept_delay_ms", 0600, f,
+			   &gb_rdma_fault_pre_accept_ms);
 	debugfs_create_u32("remove_delay_ms", 0600, f,
 			   &gb_rdma_fault_remove_ms);
 	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
+	debugfs_create_u32("set_nomem", 0600, f, &gb_rdma_fault_set_nomem);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }

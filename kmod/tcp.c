@@ -74,11 +74,11 @@ struct gb_tcp_listener {
 	struct socket *sock;
 	struct work_struct accept_work;
 	struct delayed_work idle_work;
-	wait_queue_head_t wq;
 	u32 nconns;		/* under gb_tcp_lock */
 	u64 conns_total;
 	u64 refused;
 	bool stopping;
+	bool stopped;		/* unlisted: the last connection frees it */
 	bool accept_off;	/* accept_work cancelled for good */
 	void (*saved_data_ready)(struct sock *sk);
 };
@@ -145,6 +145,8 @@ static struct workqueue_struct *gb_tcp_wq;
 static DEFINE_MUTEX(gb_tcp_mutex);	/* serialises add/del/walk */
 static LIST_HEAD(gb_tcp_listeners);
 static DEFINE_SPINLOCK(gb_tcp_lock);	/* list changes, connections */
+static u32 gb_tcp_nconns;		/* all listeners', under gb_tcp_lock */
+static DECLARE_WAIT_QUEUE_HEAD(gb_tcp_waitq);	/* gb_tcp_nconns dropped */
 static LIST_HEAD(gb_tcp_conns);
 static u32 gb_tcp_next_lid;
 static u64 gb_tcp_next_cid;
@@ -165,13 +167,36 @@ static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
  *                  accept work and closing the listening socket, while
  *                  children may still sit in the accept queue
+ *   close_delay_ms a connection's close sleeps this long (at most 60 s)
+ *                  after releasing its socket, before giving back its
+ *                  listener slot: a slow teardown
  */
 static struct dentry *gb_tcp_dbg;
 static bool gb_tcp_dbg_accept_hold;
 static u32 gb_tcp_dbg_stop_delay_ms;
+static u32 gb_tcp_dbg_close_delay_ms;
 static atomic64_t gb_tcp_work_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_late = ATOMIC64_INIT(0);
+
+/*
+ * Give back a connection slot of @l, the last step of a connection's life:
+ * a stopped listener is freed with its last slot (gb_tcp_stop() does not
+ * wait for them), and gb_tcp_exit() waits for gb_tcp_nconns.
+ */
+static void gb_tcp_slot_put(struct gb_tcp_listener *l)
+{
+	bool free_l;
+
+	spin_lock(&gb_tcp_lock);
+	l->nconns--;
+	gb_tcp_nconns--;
+	free_l = l->stopped && !l->nconns;
+	spin_unlock(&gb_tcp_lock);
+	wake_up_all(&gb_tcp_waitq);
+	if (free_l)
+		kfree(l);
+}
 
 /* ---- output queue (the exec sink) ---- */
 
@@ -483,10 +508,9 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	kfree(c->rbuf);
 	kfree(c);
 
-	spin_lock(&gb_tcp_lock);
-	l->nconns--;
-	wake_up(&l->wq);
-	spin_unlock(&gb_tcp_lock);
+	if (unlikely(READ_ONCE(gb_tcp_dbg_close_delay_ms)))
+		msleep(min(READ_ONCE(gb_tcp_dbg_close_delay_ms), 60000U));
+	gb_tcp_slot_put(l);
 }
 
 static void gb_conn_work(struct work_struct *work)
@@ -567,6 +591,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 		return;
 	}
 	l->nconns++;
+	gb_tcp_nconns++;
 	spin_unlock(&gb_tcp_lock);
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -575,10 +600,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	if (!c || !c->rbuf) {
 		kfree(c);
 		sock_release(s);
-		spin_lock(&gb_tcp_lock);
-		l->nconns--;
-		wake_up(&l->wq);
-		spin_unlock(&gb_tcp_lock);
+		gb_tcp_slot_put(l);
 		return;
 	}
 	c->l = l;
@@ -740,7 +762,6 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 		l->cfg.max_conns = GB_TCP_DEFAULT_MAX_CONNS;
 	INIT_WORK(&l->accept_work, gb_tcp_accept_work);
 	INIT_DELAYED_WORK(&l->idle_work, gb_tcp_idle_work);
-	init_waitqueue_head(&l->wq);
 
 	err = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
 			       &s);
@@ -784,21 +805,28 @@ unlock:
 	return err;
 }
 
-static bool gb_tcp_drained(struct gb_tcp_listener *l)
+static bool gb_tcp_drained(void)
 {
 	bool empty;
 
 	spin_lock(&gb_tcp_lock);
-	empty = !l->nconns;
+	empty = !gb_tcp_nconns;
 	spin_unlock(&gb_tcp_lock);
 	return empty;
 }
 
-/* Stop @l and close its connections. Called with gb_tcp_mutex held. */
+/*
+ * Stop @l and close its connections without waiting for them: listener
+ * delete runs under genl_mutex, and a connection's teardown must not stall
+ * every generic netlink family. @l leaves the list at once (its address
+ * can be bound again) and is freed here if it has no connection, else by
+ * the last one's gb_tcp_slot_put(). Called with gb_tcp_mutex held.
+ */
 static void gb_tcp_stop(struct gb_tcp_listener *l)
 {
 	struct sock *sk = l->sock->sk;
 	struct gb_tcp_conn *c;
+	bool free_l;
 
 	WRITE_ONCE(l->stopping, true);
 	write_lock_bh(&sk->sk_callback_lock);
@@ -817,20 +845,20 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	/* No socket is left that could queue it; l is freed below. */
 	cancel_work_sync(&l->accept_work);
 
+	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
+	list_del(&l->node);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
 		if (c->l == l) {
 			WRITE_ONCE(c->kill, true);
 			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
 		}
 	}
+	l->stopped = true;
+	free_l = !l->nconns;
 	spin_unlock(&gb_tcp_lock);
-	wait_event(l->wq, gb_tcp_drained(l));
-	spin_lock(&gb_tcp_lock);
-	list_del(&l->node);
-	spin_unlock(&gb_tcp_lock);
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
-	kfree(l);
+	if (free_l)
+		kfree(l);
 }
 
 static int gb_tcp_del(const struct sockaddr_storage *addr,
@@ -968,6 +996,8 @@ static void gb_tcp_dbg_init(void)
 			    &gb_tcp_dbg_accept_hold);
 	debugfs_create_u32("stop_delay_ms", 0600, gb_tcp_dbg,
 			   &gb_tcp_dbg_stop_delay_ms);
+	debugfs_create_u32("close_delay_ms", 0600, gb_tcp_dbg,
+			   &gb_tcp_dbg_close_delay_ms);
 }
 
 int gb_tcp_init(void)
@@ -1014,6 +1044,8 @@ void gb_tcp_exit(void)
 	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
 		gb_tcp_stop(l);
 	mutex_unlock(&gb_tcp_mutex);
+	/* the connections' work runs on gb_tcp_wq, destroyed below */
+	wait_event(gb_tcp_waitq, gb_tcp_drained());
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);

@@ -291,10 +291,13 @@ enum goblin_node_attr {
 /*
  * Inside GOBLIN_A_RDMA_ERRORS (one RDMA connection) and
  * GOBLIN_STATS_A_RDMA_ERROR_KINDS (all of them since load): RDMA protocol
- * errors by kind, every one a u64. BAD_RECORD from an unknown record type
- * or an invalid key (answered with ERROR / CLIENT_ERROR) and STORE
- * (SERVER_ERROR) leave the connection open; every other error closes it.
- * Documentation/rdma-protocol.rst lists what counts where. REJECTED
+ * errors by kind, every one a u64. BAD_RECORD counts records the server
+ * answers and keeps the connection for (an unknown or response type gets
+ * ERROR, a bad key, key count, GET body or SET mode CLIENT_ERROR) and
+ * records it cannot answer (a SEND of the wrong size, a header length
+ * above the body size), which close the connection; STORE (SERVER_ERROR)
+ * keeps it; every other kind closes it (uapi/linux/goblin_rdma.h, section
+ * 6). Documentation/rdma-protocol.rst lists what counts where. REJECTED
  * (connect requests refused) is in the totals only.
  */
 enum goblin_rdma_err_attr {
