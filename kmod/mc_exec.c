@@ -743,7 +743,7 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 		op->err_quiet = req->cmd != MC_CMD_MS && req->noreply;
 		/* Never leave a stale value behind a failed SET. */
 		if (op->mode == GB_MODE_SET)
-			gb_store_delete(req->key, req->klen, 0);
+			gb_store_drop(req->key, req->klen);
 		return;
 	}
 	op->obj = obj;

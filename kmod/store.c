@@ -1225,15 +1225,11 @@ int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas)
 	return __gb_store_commit(obj, mode, cas, true);
 }
 
-int gb_store_delete(const char *key, size_t klen, u64 cas)
+static int __gb_store_delete(const char *key, size_t klen, u64 cas)
 {
 	struct gb_obj *old;
 	int res = GB_NOT_FOUND;
 
-	if (!gb_key_valid(key, klen)) {
-		gb_stat_inc(GB_ST_DELETE_MISSES);
-		return GB_NOT_FOUND;
-	}
 	mutex_lock(&gb_wlock);
 	old = gb_find_locked(key, klen, gb_now());
 	if (old && cas && old->cas != cas) {
@@ -1243,8 +1239,32 @@ int gb_store_delete(const char *key, size_t klen, u64 cas)
 		res = GB_STORED;
 	}
 	mutex_unlock(&gb_wlock);
+	return res;
+}
+
+int gb_store_delete(const char *key, size_t klen, u64 cas)
+{
+	int res = GB_NOT_FOUND;
+
+	if (gb_key_valid(key, klen))
+		res = __gb_store_delete(key, klen, cas);
 	gb_stat_inc(res == GB_STORED ? GB_ST_DELETE_HITS : GB_ST_DELETE_MISSES);
 	return res;
+}
+
+/**
+ * gb_store_drop - unlink whatever @key holds, not as a delete command
+ * @key:  key
+ * @klen: key length
+ *
+ * For a SET that failed: the old value must not stay behind it. Not
+ * counted in delete_hits / delete_misses (no client asked for a delete).
+ * Process context.
+ */
+void gb_store_drop(const char *key, size_t klen)
+{
+	if (gb_key_valid(key, klen))
+		__gb_store_delete(key, klen, 0);
 }
 
 /*
@@ -1434,9 +1454,35 @@ static void gb_flush_now(void)
 	gb_store_kick_maint();
 }
 
+/*
+ * The flush work is armed for at most GB_FLUSH_STEP at a time and re-arms
+ * itself until gb_flush_when is reached: the timer wheel caps a delay (at
+ * about 2^30 jiffies, 49 days at HZ=250) and fires a longer one early, and
+ * (when - now) * HZ must not overflow. gb_flush_mutex orders the work
+ * against a new flush_all, so neither re-arms for a stale deadline.
+ */
+#define GB_FLUSH_STEP		(24 * 60 * 60)	/* seconds */
+static DEFINE_MUTEX(gb_flush_mutex);
+
+/* Caller holds gb_flush_mutex; @when > @now. */
+static void gb_flush_arm(s64 when, s64 now)
+{
+	s64 wait = min_t(s64, when - now, GB_FLUSH_STEP);
+
+	mod_delayed_work(gb_wq, &gb_flush_dwork, (unsigned long)wait * HZ);
+}
+
 static void gb_flush_work(struct work_struct *work)
 {
-	gb_flush_now();
+	s64 now = gb_now(), when;
+
+	mutex_lock(&gb_flush_mutex);
+	when = READ_ONCE(gb_flush_when);
+	if (when && now < when)
+		gb_flush_arm(when, now);
+	else if (when)
+		gb_flush_now();
+	mutex_unlock(&gb_flush_mutex);
 }
 
 /**
@@ -1449,13 +1495,15 @@ void gb_store_flush(s64 when)
 	s64 now = gb_now();
 
 	when = when > 0 ? gb_exptime_abs(when) : 0;
+	mutex_lock(&gb_flush_mutex);
 	if (when <= now) {
 		cancel_delayed_work(&gb_flush_dwork);
 		gb_flush_now();
-		return;
+	} else {
+		WRITE_ONCE(gb_flush_when, when);
+		gb_flush_arm(when, now);
 	}
-	WRITE_ONCE(gb_flush_when, when);
-	mod_delayed_work(gb_wq, &gb_flush_dwork, (when - now) * HZ);
+	mutex_unlock(&gb_flush_mutex);
 }
 
 /* Pool callback: reference the object owning a head page (pool lock held). */

@@ -976,7 +976,11 @@ int gb_tcp_init(void)
 	int err;
 
 	gb_mc_exec_init();
-	gb_tcp_wq = alloc_workqueue("goblin_tcp", WQ_MEM_RECLAIM, 0);
+	/*
+	 * Not WQ_MEM_RECLAIM: the work items allocate with GFP_KERNEL and
+	 * read tail files; memory reclaim never waits for them.
+	 */
+	gb_tcp_wq = alloc_workqueue("goblin_tcp", 0, 0);
 	if (!gb_tcp_wq)
 		return -ENOMEM;
 	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
