@@ -199,6 +199,11 @@ enum goblin_attr {
 	GOBLIN_A_RDMA_MAX_CONNS,	/* u32, RDMA connections over all
 					 * listeners (default 1024)
 					 */
+	GOBLIN_A_WRITE_TIMEOUT,		/* u32 seconds, memcache listener: a
+					 * connection whose output makes no
+					 * progress this long is closed
+					 * (default 60)
+					 */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
