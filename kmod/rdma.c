@@ -1256,15 +1256,15 @@ static bool gb_rdma_src_in_window(struct gb_rdma_conn *conn, u64 addr,
  * A SET that fails after its record was accepted (no memory for the object
  * or the bounce buffer, a failed READ or bounce copy, the connection closing
  * with the value half read) must not leave the key's older value in place,
- * as with memcache SET over TCP: unlink it (counted as a delete hit by the
- * store). Other modes (ADD, CAS, ...) leave the store as it was.
+ * as with memcache SET over TCP: unlink it (gb_store_drop(): not counted as
+ * a delete, no client asked for one). Other modes (ADD, CAS, ...) leave the store as it was.
  */
 static void gb_rdma_set_failed(struct gb_rdma_conn *conn)
 {
 	const struct gb_rdma_rec *rec = &conn->cur.rec;
 
 	if (rec->type == GB_RDMA_SET && rec->u.set.mode == GB_RDMA_SET_SET)
-		gb_store_delete(rec->u.set.key, rec->u.set.klen, 0);
+		gb_store_drop(rec->u.set.key, rec->u.set.klen);
 }
 
 /* Fault knob rdma-fault/set_nomem: fail the next N SET allocations. */
