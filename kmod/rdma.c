@@ -118,8 +118,9 @@
  * device). Only then does it give back its slot in the listener's and the
  * device's counts (gb_rdma_slot_put()): device removal and module unload
  * wait for those counts and free the device state as soon as they drop;
- * a stopped listener is freed by whoever drops its count to zero (so
- * listener delete never waits for connections). A refused connect
+ * a stopped listener is freed by whoever drops its count, or the hold
+ * of a device removal destroying its cm_id, to zero (so listener delete
+ * never waits for connections or a removal). A refused connect
  * follows the same order. The subsystem mutex is never held while
  * calling rdma_destroy_id(), because cm handlers take it.
  */
@@ -203,6 +204,7 @@ struct gb_rdma_listener {
 	u64 refused;
 	bool dying;
 	bool stopped;		/* no cm_id any more: freed with the last conn */
+	u32 holds;		/* cm_ids taken by gb_rdma_remove_one() */
 	struct delayed_work rebind;
 };
 
@@ -414,6 +416,7 @@ static void gb_rdma_fault_delay(const u32 *ms)
 struct gb_rdma_grave {
 	struct list_head node;
 	void *obj;
+	size_t size;
 };
 
 static LIST_HEAD(gb_rdma_graves);
@@ -438,17 +441,22 @@ static void gb_rdma_free_state(void *obj, size_t size)
 	}
 	memset(obj, POISON_FREE, size);
 	g->obj = obj;
+	g->size = size;
 	spin_lock(&gb_rdma_graves_lock);
 	list_add(&g->node, &gb_rdma_graves);
 	spin_unlock(&gb_rdma_graves_lock);
 }
 
+/* At unload: a grave whose poison changed was written after its free. */
 static void gb_rdma_graves_free(void)
 {
 	struct gb_rdma_grave *g, *tmp;
 
 	list_for_each_entry_safe(g, tmp, &gb_rdma_graves, node) {
 		list_del(&g->node);
+		if (memchr_inv(g->obj, POISON_FREE, g->size))
+			pr_err("freed state (%zu bytes) written after its free\n",
+			       g->size);
 		kfree(g->obj);
 		kfree(g);
 	}
@@ -1811,6 +1819,17 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	gb_rdma_free_state(conn, sizeof(*conn));
 }
 
+/*
+ * A stopped listener is freed once nothing refers to it: no connection
+ * slot and no cm_id of it that gb_rdma_remove_one() is still destroying
+ * (that id may still run connect handlers with @lis as its context).
+ * Under gb_rdma_lock.
+ */
+static bool gb_rdma_lis_unused(const struct gb_rdma_listener *lis)
+{
+	return lis->stopped && !lis->nconns && !lis->holds;
+}
+
 /**
  * gb_rdma_slot_put() - give back a connection slot, the last teardown step
  * @lis:     listener the connection came in on
@@ -1837,7 +1856,7 @@ static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
 		lis->refused++;
 		gb_rdma_rejects++;
 	}
-	free_lis = lis->stopped && !lis->nconns;
+	free_lis = gb_rdma_lis_unused(lis);
 	mutex_unlock(&gb_rdma_lock);
 	wake_up_all(&gb_rdma_waitq);
 	if (free_lis)
@@ -2661,8 +2680,9 @@ free:
  * Destroys the listening cm_id, which waits for connect handlers running
  * on it, so no connection can be added to @lis afterwards; then closes its
  * connections without waiting for them (listener delete runs under
- * genl_mutex). @lis is freed here if it has no connection left, else by
- * the release of its last one (gb_rdma_slot_put()).
+ * genl_mutex). @lis is freed here if nothing refers to it any more, else
+ * by the release of its last connection (gb_rdma_slot_put()) or by a
+ * device removal done destroying its cm_id (gb_rdma_lis_unhold()).
  */
 static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 {
@@ -2685,7 +2705,7 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 		if (conn->lis == lis)
 			gb_rdma_conn_close(conn);
 	lis->stopped = true;
-	free_lis = !lis->nconns;
+	free_lis = gb_rdma_lis_unused(lis);
 	mutex_unlock(&gb_rdma_lock);
 	if (free_lis)
 		gb_rdma_free_state(lis, sizeof(*lis));
@@ -3005,6 +3025,19 @@ static int gb_rdma_add_one(struct ib_device *ibdev)
 	return 0;
 }
 
+/* Drop a hold of gb_rdma_remove_one(); frees a listener stopped meanwhile. */
+static void gb_rdma_lis_unhold(struct gb_rdma_listener *lis)
+{
+	bool free_lis;
+
+	mutex_lock(&gb_rdma_lock);
+	lis->holds--;
+	free_lis = gb_rdma_lis_unused(lis);
+	mutex_unlock(&gb_rdma_lock);
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
+}
+
 /**
  * gb_rdma_remove_one() - ib_client .remove: a device is going away
  * @ibdev: the device
@@ -3022,24 +3055,35 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	struct gb_rdma_listener *lis;
 	struct gb_rdma_conn *conn;
 	struct gb_rdma_dev *dev = NULL, *d;
+	struct gb_rdma_listener *lises[8];
 	struct rdma_cm_id *ids[8];
 	int n, i;
 
-	/* Listeners bound to an address on this device. */
+	/*
+	 * Listeners bound to an address on this device. Each id destroyed
+	 * here waits for its running connect handlers, one after the other,
+	 * and until then can still run new ones with the listener as their
+	 * context: a hold keeps the listener alive for them even if it is
+	 * deleted meanwhile (which no longer sees the id to wait for).
+	 */
 	do {
 		n = 0;
 		mutex_lock(&gb_rdma_lock);
 		list_for_each_entry(lis, &gb_rdma_listeners, node) {
 			if (lis->cm_id && lis->cm_id->device == ibdev &&
 			    n < ARRAY_SIZE(ids)) {
+				lises[n] = lis;
 				ids[n++] = lis->cm_id;
 				lis->cm_id = NULL;
+				lis->holds++;
 				gb_rdma_listen_rebind(lis);
 			}
 		}
 		mutex_unlock(&gb_rdma_lock);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			rdma_destroy_id(ids[i]);
+			gb_rdma_lis_unhold(lises[i]);
+		}
 	} while (n == ARRAY_SIZE(ids));
 
 	mutex_lock(&gb_rdma_lock);

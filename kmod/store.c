@@ -578,8 +578,9 @@ static void gb_drain_frees(void)
 }
 
 /*
- * Head pages for @priv. When the pool has none, evict objects that hold
- * pages; an eviction after which there is still no page (its pages went to
+ * Head pages for @priv, in runs of one gb_pool_rwsem hold each. When the
+ * pool has none, evict objects that hold pages (without the rwsem, between
+ * runs); an eviction after which there is still no page (its pages went to
  * quarantine because a send still references them) is fruitless, and after
  * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
  * instead of emptying the cache.
@@ -588,32 +589,31 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 {
 	int tries = 0, fruitless = 0;
 	bool evicted = false;
-	u32 i;
+	u32 i = 0, n;
 	int err;
 
-	for (i = 0; i < priv->nr_pages; i++) {
-		for (;;) {
-			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i], priv);
-			if (!err)
-				break;
-			if (err != -ENOMEM)
-				return err;
-			/* The last eviction did not give us a page. */
-			if (evicted)
-				fruitless++;
-			evicted = fruitless < GB_EVICT_FRUITLESS &&
-				  gb_evict_one(GB_NEED_PAGES);
-			if (evicted) {
-				gb_note_pressure(false);
-				continue;
-			}
-			/* Nothing to evict: pages held by readers or quarantine. */
-			if (++tries > 50)
-				return -ENOMEM;
-			gb_pool_maint(false);
-			usleep_range(2000, 4000);
+	while (i < priv->nr_pages) {
+		err = gb_pool_alloc_n(NUMA_NO_NODE, &priv->pages[i],
+				      priv->nr_pages - i, priv, &n);
+		i += n;
+		if (!err)
+			break;
+		if (err != -ENOMEM)
+			return err;
+		/* The last eviction did not give us a page. */
+		if (evicted && !n)
+			fruitless++;
+		evicted = fruitless < GB_EVICT_FRUITLESS &&
+			  gb_evict_one(GB_NEED_PAGES);
+		if (evicted) {
+			gb_note_pressure(false);
+			continue;
 		}
-		evicted = false;
+		/* Nothing to evict: pages held by readers or quarantine. */
+		if (++tries > 50)
+			return -ENOMEM;
+		gb_pool_maint(false);
+		usleep_range(2000, 4000);
 	}
 	return 0;
 }
