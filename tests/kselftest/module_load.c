@@ -28,7 +28,12 @@
 #define SLAB_TOL_BYTES	(1024LL * 1024)
 #define SUNRECL_TOL_KB	2048
 #define VMALLOC_TOL_KB	2048
-#define USED_TOL_KB	(16 * 1024)
+/*
+ * "used" moves by -14..+18 MiB over 20 cycles with no leak (6.12 guest,
+ * measured): a leaked 2 MiB block per cycle is 40 MiB, still caught.
+ * Smaller leaks are for slab, SUnreclaim, vmalloc and kmemleak.
+ */
+#define USED_TOL_KB	(32 * 1024)
 
 /* A value below any ram_head (one head, no tail); seed 7 for the pattern. */
 #define EX_KEY		"ksft-cycle"

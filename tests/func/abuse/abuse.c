@@ -1041,12 +1041,18 @@ static void rec_mutate(char *b)
 	}
 }
 
+/*
+ * A SET source the server accepts: inside the region and past the windows
+ * (the flood holds none, so the server owns them all and closes the
+ * connection for a source that overlaps one).
+ */
 static bool set_in_range(const struct gb_rdma_rec *rec, uint64_t base)
 {
 	uint64_t addr = rec->u.set.addr, bytes = rec->u.set.bytes;
+	uint64_t src = base + RWIN * RNWIN, len = RREGION - RWIN * RNWIN;
 
-	return !bytes || (addr >= base && addr - base <= RREGION &&
-			  bytes <= RREGION - (addr - base));
+	return !bytes || (addr >= src && addr - src <= len &&
+			  bytes <= len - (addr - src));
 }
 
 static int cmd_rdmaflood(int argc, char **argv)
