@@ -28,7 +28,7 @@ seeds = {
     'flow': hdr(0x20, struct.pack('<QQ', 0x5, 0), tag=0),
     'value': hdr(0x90, struct.pack('<HBxIQQQ', 1, 3, 0, 3, 9, 0) + b'foo'),
     'bulk': hdr(0x91, struct.pack('<HHIQH6x', 2, 1, 3, 0, 1)),
-    'error': hdr(0x94, struct.pack('<II', 1, 0) + b'bad data chunk\0'),
+    'error': hdr(0x94, struct.pack('<II', 1, 0) + b'bad key\0'),
     'connect': struct.pack('<IHHIHHIIQQ16x', 0x33524247, 3, 0, 65536, 8,
                            64, 0x1234, 0, 0x7f0000000000, 8 << 20),
 }

@@ -29,6 +29,8 @@ enum gb_listener_kind {
  * @addr:         bind address (IPv4 or IPv6, port in network order)
  * @max_conns:    connection limit (0 = transport default)
  * @idle_timeout: seconds before an idle connection is closed (0 = never)
+ * @write_timeout: memcache: seconds a connection's output may make no
+ *                progress before it is closed (0 = default, 60)
  * @window:       RDMA bulk window size in bytes (0 = default)
  * @windows:      RDMA bulk windows per QP (0 = default)
  * @credits:      RDMA control ring credits (0 = default)
@@ -39,6 +41,7 @@ struct gb_listener_config {
 	struct sockaddr_storage addr;
 	u32 max_conns;
 	u32 idle_timeout;
+	u32 write_timeout;
 	u32 window;
 	u32 windows;
 	u32 credits;

@@ -161,6 +161,8 @@ static int gb_mc_get(struct mc_req *req, struct gb_mc_sink *sink)
 	bool with_cas = req->cmd == MC_CMD_GETS || req->cmd == MC_CMD_GATS;
 	bool touch = req->cmd == MC_CMD_GAT || req->cmd == MC_CMD_GATS;
 	s64 abs = touch ? gb_mc_abs(req->exptime) : 0;
+	bool resumed = sink->resume;
+	unsigned int n = 0;
 	const char *key;
 	size_t klen;
 	int err;
@@ -169,10 +171,26 @@ static int gb_mc_get(struct mc_req *req, struct gb_mc_sink *sink)
 	 * Like memcached when it cannot build a get response: drop what this
 	 * get queued so far and answer only SERVER_ERROR.
 	 */
-	sink->ops->mark(sink);
-	while (mc_next_key(req, &key, &klen)) {
+	if (!resumed)
+		sink->ops->mark(sink);
+	sink->resume = false;
+	for (;;) {
+		/*
+		 * Every key queues an object reference: pause once the
+		 * transport holds enough, so that a get of thousands of keys
+		 * towards a client that does not read cannot pin them all.
+		 */
+		if (n++ && sink->ops->full && sink->ops->full(sink)) {
+			sink->resume = true;
+			return GB_MC_SUSPEND;
+		}
+		if (!mc_next_key(req, &key, &klen))
+			break;
 		err = gb_get_one(req, sink, key, klen, with_cas, touch, abs);
 		if (err == 1) {
+			/* Part of the reply may be sent: no way to take it back. */
+			if (resumed)
+				return -EIO;
 			sink->ops->rewind(sink);
 			return gb_line(sink, GB_MC_ERR_UNREADABLE);
 		}
@@ -232,6 +250,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   tt.total_conns);
 	gb_mc_stat(buf, size, &off, "rejected_connections", "%llu",
 		   tt.rejected);
+	gb_mc_stat(buf, size, &off, "write_stall_closes", "%llu",
+		   tt.write_stalls);
 	gb_mc_stat(buf, size, &off, "cmd_get", "%lld",
 		   atomic64_read(&gb_mc_cmd_get));
 	gb_mc_stat(buf, size, &off, "cmd_set", "%llu", st.cmd_set);
@@ -268,6 +288,11 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   st.expired_unfetched);
 	gb_mc_stat(buf, size, &off, "evictions", "%llu", st.evictions);
 	gb_mc_stat(buf, size, &off, "reclaimed", "%llu", st.reclaimed);
+	gb_mc_stat(buf, size, &off, "tail_io_errors", "%llu",
+		   st.tail_io_errors);
+	gb_mc_stat(buf, size, &off, "tail_wb_errors", "%llu",
+		   st.tail_wb_errors);
+	gb_mc_stat(buf, size, &off, "meta_bytes", "%llu", st.meta_bytes);
 	off += scnprintf(buf + off, size - off, "END\r\n");
 	err = gb_text(sink, buf, off);
 	kfree(buf);
@@ -592,6 +617,8 @@ int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
 	case MC_CMD_GAT:
 	case MC_CMD_GATS:
 		ret = gb_mc_get(req, sink);
+		if (ret == GB_MC_SUSPEND)
+			return ret;
 		break;
 	case MC_CMD_DELETE:
 		ret = gb_store_delete(req->key, req->klen, 0);
@@ -743,7 +770,7 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 		op->err_quiet = req->cmd != MC_CMD_MS && req->noreply;
 		/* Never leave a stale value behind a failed SET. */
 		if (op->mode == GB_MODE_SET)
-			gb_store_delete(req->key, req->klen, 0);
+			gb_store_drop(req->key, req->klen);
 		return;
 	}
 	op->obj = obj;

@@ -30,6 +30,8 @@ struct gb_mc_sink;
  * @mark:   remember the end of what is queued
  * @rewind: drop what was queued since the last @mark (nothing of it has
  *          been sent: gb_mc_exec() calls both within one request)
+ * @full:   optional: the transport holds as much queued output as it
+ *          allows; a multi-key get then pauses (GB_MC_SUSPEND)
  *
  * @text and @value return 0 or -errno (the transport then closes the
  * connection).
@@ -39,16 +41,26 @@ struct gb_mc_sink_ops {
 	int (*value)(struct gb_mc_sink *sink, struct gb_obj *obj);
 	void (*mark)(struct gb_mc_sink *sink);
 	void (*rewind)(struct gb_mc_sink *sink);
+	bool (*full)(struct gb_mc_sink *sink);
 };
 
+/**
+ * struct gb_mc_sink - response destination
+ * @ops:    transport operations
+ * @resume: a get returned GB_MC_SUSPEND: the transport must call
+ *          gb_mc_exec() with the same request again (its key cursor
+ *          points at the next key) before it parses anything else
+ */
 struct gb_mc_sink {
 	const struct gb_mc_sink_ops *ops;
+	bool resume;
 };
 
 /* What gb_mc_exec() asks the transport to do next. */
 enum gb_mc_action {
 	GB_MC_CONTINUE,		/* parse the next request */
 	GB_MC_CLOSE,		/* close the connection (quit, fatal error) */
+	GB_MC_SUSPEND,		/* paused until output drains (sink->resume) */
 };
 
 /**

@@ -106,6 +106,11 @@ static struct netlink_range_validation gb_range_idle_timeout = {
 	.max = 604800,
 };
 
+static struct netlink_range_validation gb_range_write_timeout = {
+	.min = 1,
+	.max = 604800,
+};
+
 static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_MEMORY] = NLA_POLICY_FULL_RANGE(NLA_U64, &gb_range_memory),
 	[GOBLIN_A_BLOCK] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_block),
@@ -129,6 +134,7 @@ static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_IDLE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_idle_timeout),
 	[GOBLIN_A_CREDITS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
 	[GOBLIN_A_MAX_PEER_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
+	[GOBLIN_A_WRITE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_write_timeout),
 };
 
 static const struct nla_policy gb_listener_del_policy[GOBLIN_A_MAX + 1] = {
@@ -684,6 +690,13 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	if (kind != GB_LISTENER_MEMCACHE && tb[GOBLIN_A_WRITE_TIMEOUT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_WRITE_TIMEOUT],
+				    "write_timeout: only memcache listeners have it");
+		return -EINVAL;
+	}
+	if (tb[GOBLIN_A_WRITE_TIMEOUT])
+		cfg.write_timeout = nla_get_u32(tb[GOBLIN_A_WRITE_TIMEOUT]);
 	if (tb[GOBLIN_A_WINDOW]) {
 		cfg.window = nla_get_u32(tb[GOBLIN_A_WINDOW]);
 		if (!PAGE_ALIGNED(cfg.window)) {
@@ -760,6 +773,9 @@ static int gb_nl_put_listener(struct sk_buff *skb,
 	     nla_put_u32(skb, GOBLIN_A_WINDOWS, c->windows) ||
 	     nla_put_u32(skb, GOBLIN_A_CREDITS, c->credits) ||
 	     nla_put_u32(skb, GOBLIN_A_MAX_PEER_CONNS, c->max_peer_conns)))
+		return -EMSGSIZE;
+	if (c->kind == GB_LISTENER_MEMCACHE &&
+	    nla_put_u32(skb, GOBLIN_A_WRITE_TIMEOUT, c->write_timeout))
 		return -EMSGSIZE;
 	return 0;
 }

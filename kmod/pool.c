@@ -480,32 +480,46 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 }
 
 /**
- * gb_pool_alloc - lend one head page to an object
+ * gb_pool_alloc_n - lend a run of head pages to an object
  * @node:  preferred NUMA node (NUMA_NO_NODE: local)
- * @hp:    filled with the page on success
- * @owner: recorded with the page until it is freed (gb_pool_victims())
+ * @hp:    array of @nr pages, filled in order
+ * @nr:    pages wanted
+ * @owner: recorded with each page until it is freed (gb_pool_victims())
+ * @done:  set to the number of pages filled, also on failure
  *
- * Takes a free page of the node's pool, creating a new block when the pool
+ * Takes free pages of the node's pool, creating new blocks when the pool
  * is empty and the RAM budget allows (after giving back an idle block of
- * another node if that is what it takes), else a free page of another
- * node's pool. May sleep (holds gb_pool_rwsem for reading throughout, so
- * the pool cannot go away under it).
+ * another node if that is what it takes), else free pages of another
+ * node's pool. May sleep. Holds gb_pool_rwsem for reading once for the
+ * whole run (a 16 MiB value is 4096 pages), so no pool can go away under
+ * it; it stops at the first page it cannot get and drops the rwsem, so
+ * that the caller evicts, runs pool maintenance or backs off without it
+ * and then asks again for the rest. Pages already taken count as used
+ * (a block size change meanwhile fails with -EBUSY).
  *
- * Return: 0, or -ENOMEM when the budget is exhausted (the caller evicts).
+ * Return: 0 with all @nr pages, or -ENOMEM when the budget is exhausted
+ * (the caller evicts).
  */
-int gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
+int gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
+		    u32 *done)
 {
-	int err;
+	int err = 0;
+	u32 i;
 
 	down_read(&gb_pool_rwsem);
-	err = __gb_pool_alloc(node, hp, owner);
+	for (i = 0; i < nr; i++) {
+		err = __gb_pool_alloc(node, &hp[i], owner);
+		if (err)
+			break;
+	}
 	up_read(&gb_pool_rwsem);
+	*done = i;
 	return err;
 }
 
 /**
  * gb_pool_free - give a head page back
- * @hp: page lent by gb_pool_alloc()
+ * @hp: page lent by gb_pool_alloc_n()
  *
  * Any context. A page still referenced by someone else (socket buffer,
  * RDMA) goes to quarantine instead of the free list.
@@ -849,7 +863,7 @@ void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
 
 /**
  * gb_pool_dbg_delay_next - test hook: make the next allocation pause
- * @ms: milliseconds the next gb_pool_alloc() sleeps once it has picked its
+ * @ms: milliseconds the next page allocation sleeps once it has picked its
  *      pool, before it takes a page (0 disarms)
  *
  * Widens the window between choosing a pool and using it, for the store's

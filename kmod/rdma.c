@@ -118,8 +118,9 @@
  * device). Only then does it give back its slot in the listener's and the
  * device's counts (gb_rdma_slot_put()): device removal and module unload
  * wait for those counts and free the device state as soon as they drop;
- * a stopped listener is freed by whoever drops its count to zero (so
- * listener delete never waits for connections). A refused connect
+ * a stopped listener is freed by whoever drops its count, or the hold
+ * of a device removal destroying its cm_id, to zero (so listener delete
+ * never waits for connections or a removal). A refused connect
  * follows the same order. The subsystem mutex is never held while
  * calling rdma_destroy_id(), because cm handlers take it.
  */
@@ -203,6 +204,7 @@ struct gb_rdma_listener {
 	u64 refused;
 	bool dying;
 	bool stopped;		/* no cm_id any more: freed with the last conn */
+	u32 holds;		/* cm_ids taken by gb_rdma_remove_one() */
 	struct delayed_work rebind;
 };
 
@@ -265,8 +267,9 @@ struct gb_rdma_req {
 
 /*
  * GB_CONN_SETUP: the connect handler still owns the connection (not listed
- * yet, it may still be refused and freed there); gb_rdma_conn_close() only
- * records GB_CONN_CLOSE_LATER then, see gb_rdma_conn_setup_done().
+ * yet, it may still be refused and freed there; or listed but still inside
+ * rdma_accept()); gb_rdma_conn_close() only records GB_CONN_CLOSE_LATER
+ * then, see gb_rdma_conn_setup_done().
  */
 enum {
 	GB_CONN_CLOSING, GB_CONN_LISTED, GB_CONN_TICK, GB_CONN_SETUP,
@@ -393,8 +396,10 @@ static u32 gb_rdma_fault_release_ms;	/* release: before the QP drain */
 static u32 gb_rdma_fault_late_ms;	/* release/reject: after unaccounting */
 static u32 gb_rdma_fault_setup_ms;	/* connect: before the final check */
 static u32 gb_rdma_fault_accept_ms;	/* connect: after rdma_accept() */
+static u32 gb_rdma_fault_pre_accept_ms;	/* connect: before rdma_accept() */
 static u32 gb_rdma_fault_remove_ms;	/* device .remove: at the end */
 static u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
+static u32 gb_rdma_fault_set_nomem;	/* fail this many SET allocations */
 static bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
 
 #define GB_RDMA_FAULT_DELAY_MAX	60000U
@@ -411,6 +416,7 @@ static void gb_rdma_fault_delay(const u32 *ms)
 struct gb_rdma_grave {
 	struct list_head node;
 	void *obj;
+	size_t size;
 };
 
 static LIST_HEAD(gb_rdma_graves);
@@ -435,17 +441,22 @@ static void gb_rdma_free_state(void *obj, size_t size)
 	}
 	memset(obj, POISON_FREE, size);
 	g->obj = obj;
+	g->size = size;
 	spin_lock(&gb_rdma_graves_lock);
 	list_add(&g->node, &gb_rdma_graves);
 	spin_unlock(&gb_rdma_graves_lock);
 }
 
+/* At unload: a grave whose poison changed was written after its free. */
 static void gb_rdma_graves_free(void)
 {
 	struct gb_rdma_grave *g, *tmp;
 
 	list_for_each_entry_safe(g, tmp, &gb_rdma_graves, node) {
 		list_del(&g->node);
+		if (memchr_inv(g->obj, POISON_FREE, g->size))
+			pr_err("freed state (%zu bytes) written after its free\n",
+			       g->size);
 		kfree(g->obj);
 		kfree(g);
 	}
@@ -1249,12 +1260,43 @@ static bool gb_rdma_src_in_window(struct gb_rdma_conn *conn, u64 addr,
 	return false;
 }
 
+/*
+ * A SET that fails after its record was accepted (no memory for the object
+ * or the bounce buffer, a failed READ or bounce copy, the connection closing
+ * with the value half read) must not leave the key's older value in place,
+ * as with memcache SET over TCP: unlink it (gb_store_drop(): not counted as
+ * a delete, no client asked for one). Other modes (ADD, CAS, ...) leave the store as it was.
+ */
+static void gb_rdma_set_failed(struct gb_rdma_conn *conn)
+{
+	const struct gb_rdma_rec *rec = &conn->cur.rec;
+
+	if (rec->type == GB_RDMA_SET && rec->u.set.mode == GB_RDMA_SET_SET)
+		gb_store_drop(rec->u.set.key, rec->u.set.klen);
+}
+
+/* Fault knob rdma-fault/set_nomem: fail the next N SET allocations. */
+static bool gb_rdma_fault_nomem(void)
+{
+	u32 v = READ_ONCE(gb_rdma_fault_set_nomem);
+
+	while (v) {
+		u32 old = cmpxchg(&gb_rdma_fault_set_nomem, v, v - 1);
+
+		if (old == v)
+			return true;
+		v = old;
+	}
+	return false;
+}
+
 static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
 	const struct gb_rdma_geom *g = &conn->geom;
 	u64 addr = r->rec.u.set.addr, bytes = r->rec.u.set.bytes;
 	struct gb_obj *obj;
+	int ret;
 
 	conn->st.sets++;
 	if (bytes && (addr < g->window_base ||
@@ -1269,12 +1311,18 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 		return -EINVAL;
 	}
 	gb_rdma_test_delay(conn, "before");
-	obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
-			   r->rec.u.set.flags,
-			   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+	if (unlikely(gb_rdma_fault_nomem()))
+		obj = ERR_PTR(-ENOMEM);
+	else
+		obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
+				   r->rec.u.set.flags,
+				   gb_exptime_abs(r->rec.u.set.exptime), bytes);
 	gb_rdma_test_delay(conn, "after");
 	if (IS_ERR_OR_NULL(obj)) {
-		gb_rdma_prep_store_result(conn, obj ? PTR_ERR(obj) : -ENOMEM);
+		ret = obj ? PTR_ERR(obj) : -ENOMEM;
+		if (ret != -EINVAL)	/* a bad key names no stored value */
+			gb_rdma_set_failed(conn);
+		gb_rdma_prep_store_result(conn, ret);
 		r->done_after_reply = true;
 		return 0;
 	}
@@ -1285,6 +1333,7 @@ static int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	if (bytes > r->shead && gb_rdma_bounce(conn)) {
 		gb_obj_put(obj);
 		r->sobj = NULL;
+		gb_rdma_set_failed(conn);
 		gb_rdma_prep_store_result(conn, -ENOMEM);
 		r->done_after_reply = true;
 	}
@@ -1305,6 +1354,7 @@ static int gb_rdma_set_step(struct gb_rdma_conn *conn)
 			if (ret) {
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
+				gb_rdma_set_failed(conn);
 				/* -EINVAL here is no bad key */
 				gb_rdma_prep_store_result(conn, ret == -EINVAL ?
 							  -EIO : ret);
@@ -1693,7 +1743,7 @@ static void gb_rdma_conn_close(struct gb_rdma_conn *conn)
 		queue_work(gb_rdma_wq, &conn->release);
 }
 
-/* The connection is listed: closes go to conn->release from now on. */
+/* Listed and accepted: closes go to conn->release from now on. */
 static void gb_rdma_conn_setup_done(struct gb_rdma_conn *conn)
 {
 	clear_bit(GB_CONN_SETUP, &conn->flags);
@@ -1769,6 +1819,17 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	gb_rdma_free_state(conn, sizeof(*conn));
 }
 
+/*
+ * A stopped listener is freed once nothing refers to it: no connection
+ * slot and no cm_id of it that gb_rdma_remove_one() is still destroying
+ * (that id may still run connect handlers with @lis as its context).
+ * Under gb_rdma_lock.
+ */
+static bool gb_rdma_lis_unused(const struct gb_rdma_listener *lis)
+{
+	return lis->stopped && !lis->nconns && !lis->holds;
+}
+
 /**
  * gb_rdma_slot_put() - give back a connection slot, the last teardown step
  * @lis:     listener the connection came in on
@@ -1795,7 +1856,7 @@ static void gb_rdma_slot_put(struct gb_rdma_listener *lis,
 		lis->refused++;
 		gb_rdma_rejects++;
 	}
-	free_lis = lis->stopped && !lis->nconns;
+	free_lis = gb_rdma_lis_unused(lis);
 	mutex_unlock(&gb_rdma_lock);
 	wake_up_all(&gb_rdma_waitq);
 	if (free_lis)
@@ -1839,8 +1900,10 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	conn->rd_live = false;
 	if (conn->cur.obj)
 		gb_obj_put(conn->cur.obj);
-	if (conn->cur.sobj)
+	if (conn->cur.sobj) {	/* a SET cut short: READ failed, peer gone */
 		gb_obj_put(conn->cur.sobj);
+		gb_rdma_set_failed(conn);
+	}
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
 
@@ -2335,7 +2398,6 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	list_add_tail(&conn->node, &gb_rdma_conns);
 	mutex_unlock(&gb_rdma_lock);
 	id->context = conn;
-	gb_rdma_conn_setup_done(conn);
 
 	acc.magic = cpu_to_le32(GB_RDMA_MAGIC);
 	acc.version = cpu_to_le16(GB_RDMA_VERSION);
@@ -2368,15 +2430,25 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 	 * again after rdma_destroy_id(), which waits for this handler.
 	 */
 	queue_delayed_work(gb_rdma_wq, &conn->idle, gb_rdma_stall_limit(conn));
+	/*
+	 * The connection is listed, so device removal, listener delete and
+	 * unload close it and wait for its slot; but it stays in setup until
+	 * rdma_accept() has returned: a close meanwhile is only recorded,
+	 * and conn->release (QP drain and destroy, CQ free, unmapping, the
+	 * slot that lets gb_rdma_remove_one() free the PD and device state)
+	 * runs after rdma_accept() is done with the QP and the device.
+	 */
+	gb_rdma_fault_delay(&gb_rdma_fault_pre_accept_ms);
 	ret = rdma_accept(id, &cp);
 	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {
 		pr_warn_ratelimited("accept failed: %d\n", ret);
-		gb_rdma_conn_close(conn);
-		return 0;
+		gb_rdma_conn_close(conn);	/* recorded, done just below */
+	} else {
+		gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
+				 &conn->cm_id_peer, true);
 	}
-	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
-			 &conn->cm_id_peer, true);
+	gb_rdma_conn_setup_done(conn);
 	return 0;
 
 reject_free:
@@ -2608,8 +2680,9 @@ free:
  * Destroys the listening cm_id, which waits for connect handlers running
  * on it, so no connection can be added to @lis afterwards; then closes its
  * connections without waiting for them (listener delete runs under
- * genl_mutex). @lis is freed here if it has no connection left, else by
- * the release of its last one (gb_rdma_slot_put()).
+ * genl_mutex). @lis is freed here if nothing refers to it any more, else
+ * by the release of its last connection (gb_rdma_slot_put()) or by a
+ * device removal done destroying its cm_id (gb_rdma_lis_unhold()).
  */
 static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 {
@@ -2632,7 +2705,7 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 		if (conn->lis == lis)
 			gb_rdma_conn_close(conn);
 	lis->stopped = true;
-	free_lis = !lis->nconns;
+	free_lis = gb_rdma_lis_unused(lis);
 	mutex_unlock(&gb_rdma_lock);
 	if (free_lis)
 		gb_rdma_free_state(lis, sizeof(*lis));
@@ -2911,9 +2984,12 @@ static void gb_rdma_dbg_init(void)
 	debugfs_create_u32("setup_delay_ms", 0600, f, &gb_rdma_fault_setup_ms);
 	debugfs_create_u32("accept_delay_ms", 0600, f,
 			   &gb_rdma_fault_accept_ms);
+	debugfs_create_u32("pre_accept_delay_ms", 0600, f,
+			   &gb_rdma_fault_pre_accept_ms);
 	debugfs_create_u32("remove_delay_ms", 0600, f,
 			   &gb_rdma_fault_remove_ms);
 	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
+	debugfs_create_u32("set_nomem", 0600, f, &gb_rdma_fault_set_nomem);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }
@@ -2949,6 +3025,19 @@ static int gb_rdma_add_one(struct ib_device *ibdev)
 	return 0;
 }
 
+/* Drop a hold of gb_rdma_remove_one(); frees a listener stopped meanwhile. */
+static void gb_rdma_lis_unhold(struct gb_rdma_listener *lis)
+{
+	bool free_lis;
+
+	mutex_lock(&gb_rdma_lock);
+	lis->holds--;
+	free_lis = gb_rdma_lis_unused(lis);
+	mutex_unlock(&gb_rdma_lock);
+	if (free_lis)
+		gb_rdma_free_state(lis, sizeof(*lis));
+}
+
 /**
  * gb_rdma_remove_one() - ib_client .remove: a device is going away
  * @ibdev: the device
@@ -2966,24 +3055,35 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	struct gb_rdma_listener *lis;
 	struct gb_rdma_conn *conn;
 	struct gb_rdma_dev *dev = NULL, *d;
+	struct gb_rdma_listener *lises[8];
 	struct rdma_cm_id *ids[8];
 	int n, i;
 
-	/* Listeners bound to an address on this device. */
+	/*
+	 * Listeners bound to an address on this device. Each id destroyed
+	 * here waits for its running connect handlers, one after the other,
+	 * and until then can still run new ones with the listener as their
+	 * context: a hold keeps the listener alive for them even if it is
+	 * deleted meanwhile (which no longer sees the id to wait for).
+	 */
 	do {
 		n = 0;
 		mutex_lock(&gb_rdma_lock);
 		list_for_each_entry(lis, &gb_rdma_listeners, node) {
 			if (lis->cm_id && lis->cm_id->device == ibdev &&
 			    n < ARRAY_SIZE(ids)) {
+				lises[n] = lis;
 				ids[n++] = lis->cm_id;
 				lis->cm_id = NULL;
+				lis->holds++;
 				gb_rdma_listen_rebind(lis);
 			}
 		}
 		mutex_unlock(&gb_rdma_lock);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			rdma_destroy_id(ids[i]);
+			gb_rdma_lis_unhold(lises[i]);
+		}
 	} while (n == ARRAY_SIZE(ids));
 
 	mutex_lock(&gb_rdma_lock);

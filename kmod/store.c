@@ -61,6 +61,7 @@
 #include <linux/file.h>
 #include <linux/delay.h>
 #include <linux/jhash.h>
+#include <linux/llist.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -86,8 +87,9 @@
 #define GB_RAM_HEAD_MAX		SZ_16M
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
-#define GB_KICK_DELAY		(HZ / 20)	/* gb_store_kick_maint() */
+#define GB_KICK_DELAY		(HZ / 20)	/* first quarantine recheck */
 #define GB_EVICT_FRUITLESS	4	/* evictions that freed nothing, per SET */
+#define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_evict_one() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 
@@ -103,6 +105,8 @@
  * @visited:   CLOCK reference bit
  * @fetched:   read at least once (for expired_unfetched)
  * @bad:       the tail failed (read or writeback error): never served again
+ * @reaping:   queued on gb_reap_list (a lookup found it dead)
+ * @reap_node: entry on gb_reap_list
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
  * @free_work: deferred tail deletion
@@ -121,6 +125,8 @@ struct gb_obj_priv {
 	bool visited;
 	bool fetched;
 	int bad;
+	atomic_t reaping;
+	struct llist_node reap_node;
 	struct gb_tail *tail;
 	u64 tail_acct;
 	struct work_struct free_work;
@@ -187,7 +193,13 @@ static struct delayed_work gb_flush_dwork;
 
 static struct workqueue_struct *gb_wq;		/* maintenance */
 static struct workqueue_struct *gb_free_wq;	/* deferred frees */
-static struct delayed_work gb_maint_dwork;
+static struct delayed_work gb_maint_dwork;	/* periodic: reclaim walk */
+static struct delayed_work gb_quar_dwork;	/* kicked: quarantine, trim */
+static unsigned long gb_quar_delay;		/* its current backoff */
+static struct work_struct gb_reap_work;
+static LLIST_HEAD(gb_reap_list);
+static atomic64_t gb_maint_runs, gb_reclaim_walks;	/* debugfs */
+static atomic64_t gb_evict_scanned;			/* debugfs */
 static bool gb_running;
 static struct dentry *gb_dbg_dir;
 static bool gb_dbg_own_dir;
@@ -209,22 +221,25 @@ s64 gb_exptime_abs(s64 exptime)
 }
 
 /*
- * Run the maintenance worker within GB_KICK_DELAY. The periodic run is
- * nearly always pending, and queue_delayed_work() does nothing for pending
- * work: bring it forward then, but never push a sooner run back (kicks can
- * come faster than GB_KICK_DELAY, e.g. one per quarantined page).
+ * Maintenance comes in three parts:
+ *  - the periodic work (GB_MAINT_PERIOD) walks the whole index for dead
+ *    objects: O(items), so nothing but the period runs it;
+ *  - kicks (a page went to quarantine, metadata over budget, a new
+ *    configuration) run the cheap part only: recheck the quarantine and
+ *    give blocks back. While pages stay quarantined (a client that stops
+ *    reading) the recheck backs off exponentially from GB_KICK_DELAY to
+ *    GB_MAINT_PERIOD, and starts over once the quarantine is empty;
+ *  - a lookup that finds a dead object hands it to gb_reap_work, which
+ *    unlinks just that object.
+ *
+ * gb_store_kick_maint() queues the recheck with the current backoff; it
+ * never brings a pending one forward. Any context.
  */
 void gb_store_kick_maint(void)
 {
-	unsigned long when = jiffies + GB_KICK_DELAY;
-
-	if (!READ_ONCE(gb_running))
-		return;
-	if (queue_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY))
-		return;
-	if (timer_pending(&gb_maint_dwork.timer) &&
-	    time_after(READ_ONCE(gb_maint_dwork.timer.expires), when))
-		mod_delayed_work(gb_wq, &gb_maint_dwork, GB_KICK_DELAY);
+	if (READ_ONCE(gb_running))
+		queue_delayed_work(gb_wq, &gb_quar_dwork,
+				   READ_ONCE(gb_quar_delay));
 }
 
 u32 gb_store_generation(void)
@@ -373,6 +388,55 @@ static void gb_unlink_dead(struct gb_obj *obj, s64 now)
 	gb_unlink(obj, true);
 }
 
+/*
+ * A lookup found @obj dead: have the worker unlink it (lookups may run in
+ * atomic context). Takes over the caller's reference. Each object is on
+ * the list at most once, so the list is bounded by the index. Any context.
+ */
+static void gb_reap_later(struct gb_obj *obj)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	if (!READ_ONCE(gb_running) || atomic_xchg(&priv->reaping, 1)) {
+		gb_obj_put(obj);
+		return;
+	}
+	llist_add(&priv->reap_node, &gb_reap_list);
+	queue_work(gb_wq, &gb_reap_work);
+}
+
+static void gb_reap(void)
+{
+	struct llist_node *list = llist_del_all(&gb_reap_list);
+	struct gb_obj_priv *priv, *tmp;
+	s64 now = gb_now();
+	unsigned int n = 0;
+
+	if (!list)
+		return;
+	mutex_lock(&gb_wlock);
+	llist_for_each_entry(priv, list, reap_node) {
+		if (priv->linked && gb_obj_dead(priv->obj, now))
+			gb_unlink_dead(priv->obj, now);
+		if (!(++n % 1024)) {
+			mutex_unlock(&gb_wlock);
+			cond_resched();
+			mutex_lock(&gb_wlock);
+		}
+	}
+	mutex_unlock(&gb_wlock);
+	/* Our references keep every entry alive until here. */
+	llist_for_each_entry_safe(priv, tmp, list, reap_node) {
+		atomic_set(&priv->reaping, 0);
+		gb_obj_put(priv->obj);
+	}
+}
+
+static void gb_reap_work_fn(struct work_struct *work)
+{
+	gb_reap();
+}
+
 /* What an eviction has to free. */
 enum gb_need {
 	GB_NEED_ANY,		/* anything (memory budget) */
@@ -415,18 +479,25 @@ static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
  * their bit: evicting them would lose a cached value and give nothing.
  * Dead objects are unlinked either way.
  *
- * Return: true if an object that frees @need was unlinked.
+ * The hand looks at GB_EVICT_SCAN entries at most (two rounds of a smaller
+ * CLOCK list, so that every visited bit can be cleared once): the lock is
+ * never held for a walk over a large index, and a SET that calls this a
+ * few dozen times stays bounded. Passed-over entries go to the tail, so
+ * the next call goes on where this one stopped.
+ *
+ * Return: true if an object that frees @need was unlinked; false if none
+ * of the entries looked at would.
  */
 static bool gb_evict_one(enum gb_need need)
 {
 	struct gb_obj_priv *priv;
 	s64 now = gb_now();
-	u64 scan;
+	u64 scan, n;
 	bool done = false;
 
 	mutex_lock(&gb_wlock);
-	scan = 2 * atomic64_read(&gb_items) + 2;
-	while (scan-- && !list_empty(&gb_clock)) {
+	scan = min_t(u64, GB_EVICT_SCAN, 2 * atomic64_read(&gb_items) + 2);
+	for (n = 0; n < scan && !list_empty(&gb_clock); n++) {
 		priv = list_first_entry(&gb_clock, struct gb_obj_priv, lru);
 		if (gb_obj_dead(priv->obj, now)) {
 			/*
@@ -458,6 +529,7 @@ static bool gb_evict_one(enum gb_need need)
 		break;
 	}
 	mutex_unlock(&gb_wlock);
+	atomic64_add(n + done, &gb_evict_scanned);
 	return done;
 }
 
@@ -506,8 +578,9 @@ static void gb_drain_frees(void)
 }
 
 /*
- * Head pages for @priv. When the pool has none, evict objects that hold
- * pages; an eviction after which there is still no page (its pages went to
+ * Head pages for @priv, in runs of one gb_pool_rwsem hold each. When the
+ * pool has none, evict objects that hold pages (without the rwsem, between
+ * runs); an eviction after which there is still no page (its pages went to
  * quarantine because a send still references them) is fruitless, and after
  * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
  * instead of emptying the cache.
@@ -516,32 +589,31 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 {
 	int tries = 0, fruitless = 0;
 	bool evicted = false;
-	u32 i;
+	u32 i = 0, n;
 	int err;
 
-	for (i = 0; i < priv->nr_pages; i++) {
-		for (;;) {
-			err = gb_pool_alloc(NUMA_NO_NODE, &priv->pages[i], priv);
-			if (!err)
-				break;
-			if (err != -ENOMEM)
-				return err;
-			/* The last eviction did not give us a page. */
-			if (evicted)
-				fruitless++;
-			evicted = fruitless < GB_EVICT_FRUITLESS &&
-				  gb_evict_one(GB_NEED_PAGES);
-			if (evicted) {
-				gb_note_pressure(false);
-				continue;
-			}
-			/* Nothing to evict: pages held by readers or quarantine. */
-			if (++tries > 50)
-				return -ENOMEM;
-			gb_pool_maint(false);
-			usleep_range(2000, 4000);
+	while (i < priv->nr_pages) {
+		err = gb_pool_alloc_n(NUMA_NO_NODE, &priv->pages[i],
+				      priv->nr_pages - i, priv, &n);
+		i += n;
+		if (!err)
+			break;
+		if (err != -ENOMEM)
+			return err;
+		/* The last eviction did not give us a page. */
+		if (evicted && !n)
+			fruitless++;
+		evicted = fruitless < GB_EVICT_FRUITLESS &&
+			  gb_evict_one(GB_NEED_PAGES);
+		if (evicted) {
+			gb_note_pressure(false);
+			continue;
 		}
-		evicted = false;
+		/* Nothing to evict: pages held by readers or quarantine. */
+		if (++tries > 50)
+			return -ENOMEM;
+		gb_pool_maint(false);
+		usleep_range(2000, 4000);
 	}
 	return 0;
 }
@@ -964,9 +1036,8 @@ static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
 	if (gb_obj_dead(obj, now)) {
 		*why = gb_obj_expired(obj, now) ? GB_ST_GET_EXPIRED :
 						  GB_ST_GET_FLUSHED;
-		gb_obj_put(obj);
 		/* Lazy reclaim: the worker unlinks it (we may be atomic). */
-		gb_store_kick_maint();
+		gb_reap_later(obj);
 		return NULL;
 	}
 	return obj;
@@ -1031,9 +1102,10 @@ int gb_store_touch(const char *key, size_t klen, s64 exptime)
 	WRITE_ONCE(obj->priv->visited, true);
 	gb_stat_inc(GB_ST_TOUCH_HITS);
 	/* @obj may be gone once our reference is: use the local copy. */
-	gb_obj_put(obj);
 	if (abs < 0)
-		gb_store_kick_maint();
+		gb_reap_later(obj);
+	else
+		gb_obj_put(obj);
 	return GB_STORED;
 }
 
@@ -1225,15 +1297,11 @@ int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas)
 	return __gb_store_commit(obj, mode, cas, true);
 }
 
-int gb_store_delete(const char *key, size_t klen, u64 cas)
+static int __gb_store_delete(const char *key, size_t klen, u64 cas)
 {
 	struct gb_obj *old;
 	int res = GB_NOT_FOUND;
 
-	if (!gb_key_valid(key, klen)) {
-		gb_stat_inc(GB_ST_DELETE_MISSES);
-		return GB_NOT_FOUND;
-	}
 	mutex_lock(&gb_wlock);
 	old = gb_find_locked(key, klen, gb_now());
 	if (old && cas && old->cas != cas) {
@@ -1243,8 +1311,32 @@ int gb_store_delete(const char *key, size_t klen, u64 cas)
 		res = GB_STORED;
 	}
 	mutex_unlock(&gb_wlock);
+	return res;
+}
+
+int gb_store_delete(const char *key, size_t klen, u64 cas)
+{
+	int res = GB_NOT_FOUND;
+
+	if (gb_key_valid(key, klen))
+		res = __gb_store_delete(key, klen, cas);
 	gb_stat_inc(res == GB_STORED ? GB_ST_DELETE_HITS : GB_ST_DELETE_MISSES);
 	return res;
+}
+
+/**
+ * gb_store_drop - unlink whatever @key holds, not as a delete command
+ * @key:  key
+ * @klen: key length
+ *
+ * For a SET that failed: the old value must not stay behind it. Not
+ * counted in delete_hits / delete_misses (no client asked for a delete).
+ * Process context.
+ */
+void gb_store_drop(const char *key, size_t klen)
+{
+	if (gb_key_valid(key, klen))
+		__gb_store_delete(key, klen, 0);
 }
 
 /*
@@ -1412,6 +1504,7 @@ static void gb_reclaim(bool all, bool tails)
 	s64 now = gb_now();
 	unsigned int n = 0;
 
+	atomic64_inc(&gb_reclaim_walks);
 	mutex_lock(&gb_wlock);
 	xa_for_each(&gb_ids, id, obj) {
 		if (all || (tails && obj->priv->tail))
@@ -1431,12 +1524,38 @@ static void gb_flush_now(void)
 {
 	atomic64_set(&gb_flush_cas, atomic64_read(&gb_cas_seq));
 	WRITE_ONCE(gb_flush_when, 0);
-	gb_store_kick_maint();
+	/* Lookups reap what they find, the periodic walk the rest. */
+}
+
+/*
+ * The flush work is armed for at most GB_FLUSH_STEP at a time and re-arms
+ * itself until gb_flush_when is reached: the timer wheel caps a delay (at
+ * about 2^30 jiffies, 49 days at HZ=250) and fires a longer one early, and
+ * (when - now) * HZ must not overflow. gb_flush_mutex orders the work
+ * against a new flush_all, so neither re-arms for a stale deadline.
+ */
+#define GB_FLUSH_STEP		(24 * 60 * 60)	/* seconds */
+static DEFINE_MUTEX(gb_flush_mutex);
+
+/* Caller holds gb_flush_mutex; @when > @now. */
+static void gb_flush_arm(s64 when, s64 now)
+{
+	s64 wait = min_t(s64, when - now, GB_FLUSH_STEP);
+
+	mod_delayed_work(gb_wq, &gb_flush_dwork, (unsigned long)wait * HZ);
 }
 
 static void gb_flush_work(struct work_struct *work)
 {
-	gb_flush_now();
+	s64 now = gb_now(), when;
+
+	mutex_lock(&gb_flush_mutex);
+	when = READ_ONCE(gb_flush_when);
+	if (when && now < when)
+		gb_flush_arm(when, now);
+	else if (when)
+		gb_flush_now();
+	mutex_unlock(&gb_flush_mutex);
 }
 
 /**
@@ -1449,13 +1568,15 @@ void gb_store_flush(s64 when)
 	s64 now = gb_now();
 
 	when = when > 0 ? gb_exptime_abs(when) : 0;
+	mutex_lock(&gb_flush_mutex);
 	if (when <= now) {
 		cancel_delayed_work(&gb_flush_dwork);
 		gb_flush_now();
-		return;
+	} else {
+		WRITE_ONCE(gb_flush_when, when);
+		gb_flush_arm(when, now);
 	}
-	WRITE_ONCE(gb_flush_when, when);
-	mod_delayed_work(gb_wq, &gb_flush_dwork, (when - now) * HZ);
+	mutex_unlock(&gb_flush_mutex);
 }
 
 /* Pool callback: reference the object owning a head page (pool lock held). */
@@ -1509,6 +1630,19 @@ static void gb_maint_work(struct work_struct *work)
 	gb_trim_blocks();
 	if (READ_ONCE(gb_running))
 		queue_delayed_work(gb_wq, &gb_maint_dwork, GB_MAINT_PERIOD);
+}
+
+/* Kicked maintenance: no index walk (see gb_store_kick_maint()). */
+static void gb_quar_work(struct work_struct *work)
+{
+	atomic64_inc(&gb_maint_runs);
+	/* gb_pool_maint() re-kicks while pages stay quarantined: back off. */
+	WRITE_ONCE(gb_quar_delay,
+		   min_t(unsigned long, gb_quar_delay * 2, GB_MAINT_PERIOD));
+	gb_pool_maint(false);
+	gb_trim_blocks();
+	if (!gb_pool_quarantined_bytes())
+		WRITE_ONCE(gb_quar_delay, GB_KICK_DELAY);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1959,14 +2093,17 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, 2048 - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
 			 st.blocks_total, st.blocks_huge, st.blocks_small,
 			 st.pages_free, st.pages_quarantined,
 			 st.quarantined_total, st.memory_limit, st.ssd_limit,
-			 st.tail_io_errors, st.tail_wb_errors, st.meta_bytes);
+			 st.tail_io_errors, st.tail_wb_errors, st.meta_bytes,
+			 atomic64_read(&gb_maint_runs),
+			 atomic64_read(&gb_reclaim_walks),
+			 atomic64_read(&gb_evict_scanned));
 	for_each_online_node(nid) {
 		u64 head, blocks;
 
@@ -2049,6 +2186,12 @@ int gb_store_init(void)
 		goto err_wq;
 	}
 	INIT_DELAYED_WORK(&gb_maint_dwork, gb_maint_work);
+	INIT_DELAYED_WORK(&gb_quar_dwork, gb_quar_work);
+	INIT_WORK(&gb_reap_work, gb_reap_work_fn);
+	gb_quar_delay = GB_KICK_DELAY;
+	atomic64_set(&gb_maint_runs, 0);
+	atomic64_set(&gb_reclaim_walks, 0);
+	atomic64_set(&gb_evict_scanned, 0);
 	INIT_DELAYED_WORK(&gb_flush_dwork, gb_flush_work);
 
 	/* Geometry the validation compares against: none yet. */
@@ -2088,9 +2231,13 @@ void gb_store_exit(void)
 	WRITE_ONCE(gb_running, false);
 	cancel_delayed_work_sync(&gb_flush_dwork);
 	cancel_delayed_work_sync(&gb_maint_dwork);
+	cancel_delayed_work_sync(&gb_quar_dwork);
+	cancel_work_sync(&gb_reap_work);
+	gb_reap();
 	gb_reclaim(true, false);
 	gb_drain_frees();
 	cancel_delayed_work_sync(&gb_maint_dwork);
+	cancel_delayed_work_sync(&gb_quar_dwork);
 	destroy_workqueue(gb_free_wq);
 	destroy_workqueue(gb_wq);
 	gb_pool_exit();

@@ -120,6 +120,8 @@ u32 gb_obj_head_len(const struct gb_obj *obj);
 int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas);
 /* Delete; @cas 0 = any. GB_STORED (deleted), GB_NOT_FOUND, GB_EXISTS. */
 int gb_store_delete(const char *key, size_t klen, u64 cas);
+/* Unlink after a failed SET; not counted as a delete. */
+void gb_store_drop(const char *key, size_t klen);
 /* Touch: GB_STORED (touched) or GB_NOT_FOUND. */
 int gb_store_touch(const char *key, size_t klen, s64 exptime);
 /*

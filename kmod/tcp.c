@@ -26,6 +26,14 @@
  * text chunks and object references; values go out page by page with
  * gb_sock_sendpage() (zero copy, compat.h); the object reference is dropped
  * once its last byte was handed to TCP.
+ *
+ * Output bounds: a connection stops executing requests (and so reading)
+ * while its queue holds GB_OUT_HIGH bytes or GB_OUT_REFS object
+ * references beyond what the socket took; a multi-key get pauses at that
+ * point and resumes where it stopped once the queue drained
+ * (GB_MC_SUSPEND). A connection whose queued output (in the queue or
+ * unacknowledged in the socket) makes no progress for the listener's
+ * write_timeout is closed (write_stalls).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,6 +68,7 @@
 #define GB_RBUF_SIZE	MC_LINE_MAX_GET
 #define GB_TEXT_CHUNK	4096
 #define GB_OUT_HIGH	(256 << 10)	/* stop executing above this backlog */
+#define GB_OUT_REFS	64		/* or above this many queued objects */
 #define GB_SEND_SEG	(64 << 10)
 #define GB_WORK_BUDGET	64
 #define GB_BACKLOG	1024
@@ -74,11 +83,11 @@ struct gb_tcp_listener {
 	struct socket *sock;
 	struct work_struct accept_work;
 	struct delayed_work idle_work;
-	wait_queue_head_t wq;
 	u32 nconns;		/* under gb_tcp_lock */
 	u64 conns_total;
 	u64 refused;
 	bool stopping;
+	bool stopped;		/* unlisted: the last connection frees it */
 	bool accept_off;	/* accept_work cancelled for good */
 	void (*saved_data_ready)(struct sock *sk);
 };
@@ -126,6 +135,7 @@ struct gb_tcp_conn {
 
 	struct list_head out;
 	size_t out_bytes;
+	unsigned int out_refs;	/* object references in out */
 	struct gb_out *mark;	/* sink mark: last entry then (NULL: none) */
 	u64 mark_len;		/* its length then */
 	size_t mark_bytes;	/* out_bytes then */
@@ -135,6 +145,10 @@ struct gb_tcp_conn {
 	u64 bytes_out;
 	unsigned long last_rx;
 	time64_t started;
+	/* write stall detection, gb_tcp_idle_work() only */
+	u64 stall_out;		/* bytes_out at the last progress */
+	u32 stall_una;		/* snd_una then */
+	unsigned long stall_since;
 
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -145,6 +159,8 @@ static struct workqueue_struct *gb_tcp_wq;
 static DEFINE_MUTEX(gb_tcp_mutex);	/* serialises add/del/walk */
 static LIST_HEAD(gb_tcp_listeners);
 static DEFINE_SPINLOCK(gb_tcp_lock);	/* list changes, connections */
+static u32 gb_tcp_nconns;		/* all listeners', under gb_tcp_lock */
+static DECLARE_WAIT_QUEUE_HEAD(gb_tcp_waitq);	/* gb_tcp_nconns dropped */
 static LIST_HEAD(gb_tcp_conns);
 static u32 gb_tcp_next_lid;
 static u64 gb_tcp_next_cid;
@@ -153,10 +169,14 @@ static atomic64_t gb_tcp_total = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_rejected = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_bytes_read = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_write_stalls = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
 
 /*
  * debugfs (goblin/tcp/): counters and two test knobs.
  *   counters       work_runs: connection work item runs;
+ *                  write_stalls: connections closed for write_timeout;
+ *                  queued_refs: object references in output queues;
  *                  accept_runs: accept work item runs;
  *                  accept_late: accept work runs after the listener
  *                  cancelled it for good (a bug if ever non-zero)
@@ -165,13 +185,36 @@ static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
  *                  accept work and closing the listening socket, while
  *                  children may still sit in the accept queue
+ *   close_delay_ms a connection's close sleeps this long (at most 60 s)
+ *                  after releasing its socket, before giving back its
+ *                  listener slot: a slow teardown
  */
 static struct dentry *gb_tcp_dbg;
 static bool gb_tcp_dbg_accept_hold;
 static u32 gb_tcp_dbg_stop_delay_ms;
+static u32 gb_tcp_dbg_close_delay_ms;
 static atomic64_t gb_tcp_work_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_late = ATOMIC64_INIT(0);
+
+/*
+ * Give back a connection slot of @l, the last step of a connection's life:
+ * a stopped listener is freed with its last slot (gb_tcp_stop() does not
+ * wait for them), and gb_tcp_exit() waits for gb_tcp_nconns.
+ */
+static void gb_tcp_slot_put(struct gb_tcp_listener *l)
+{
+	bool free_l;
+
+	spin_lock(&gb_tcp_lock);
+	l->nconns--;
+	gb_tcp_nconns--;
+	free_l = l->stopped && !l->nconns;
+	spin_unlock(&gb_tcp_lock);
+	wake_up_all(&gb_tcp_waitq);
+	if (free_l)
+		kfree(l);
+}
 
 /* ---- output queue (the exec sink) ---- */
 
@@ -231,15 +274,31 @@ static int gb_sink_value(struct gb_mc_sink *sink, struct gb_obj *obj)
 	e->cap = 0;
 	list_add_tail(&e->node, &c->out);
 	c->out_bytes += obj->len;
+	c->out_refs++;
+	atomic64_inc(&gb_tcp_queued_refs);
 	return 0;
 }
 
-static void gb_out_free(struct gb_out *e)
+static void gb_out_free(struct gb_tcp_conn *c, struct gb_out *e)
 {
 	list_del(&e->node);
-	if (e->obj)
+	if (e->obj) {
 		gb_obj_put(e->obj);
+		c->out_refs--;
+		atomic64_dec(&gb_tcp_queued_refs);
+	}
 	kfree(e);
+}
+
+/* Enough queued output: execute (and read) nothing more until it drains. */
+static bool gb_conn_backlog(const struct gb_tcp_conn *c)
+{
+	return c->out_bytes >= GB_OUT_HIGH || c->out_refs >= GB_OUT_REFS;
+}
+
+static bool gb_sink_full(struct gb_mc_sink *sink)
+{
+	return gb_conn_backlog(container_of(sink, struct gb_tcp_conn, sink));
 }
 
 static void gb_sink_mark(struct gb_mc_sink *sink)
@@ -265,7 +324,7 @@ static void gb_sink_rewind(struct gb_mc_sink *sink)
 		e = list_last_entry(&c->out, struct gb_out, node);
 		if (e == c->mark)
 			break;
-		gb_out_free(e);
+		gb_out_free(c, e);
 	}
 	if (c->mark)
 		c->mark->len = c->mark_len;
@@ -277,6 +336,7 @@ static const struct gb_mc_sink_ops gb_tcp_sink_ops = {
 	.value = gb_sink_value,
 	.mark = gb_sink_mark,
 	.rewind = gb_sink_rewind,
+	.full = gb_sink_full,
 };
 
 /* Send queued output until done or the socket is full. */
@@ -320,7 +380,7 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 		c->bytes_out += n;
 		atomic64_add(n, &gb_tcp_bytes_written);
 		if (e->off == e->len)
-			gb_out_free(e);
+			gb_out_free(c, e);
 	}
 	return 0;
 }
@@ -364,9 +424,18 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 	struct mc_req *req = &c->req;
 	int n, ret;
 
-	while (c->out_bytes < GB_OUT_HIGH) {
+	while (!gb_conn_backlog(c)) {
 		size_t avail = c->rlen - c->rpos;
 
+		if (c->sink.resume) {
+			/* A get paused for output to drain: go on with it. */
+			ret = gb_mc_exec(req, &c->sink);
+			if (ret < 0)
+				return ret;
+			if (ret == GB_MC_CLOSE)
+				return -ECONNRESET;
+			continue;
+		}
 		if (c->rx == GB_RX_DATA) {
 			if (c->dleft) {
 				size_t take = min_t(u64, avail, c->dleft);
@@ -478,15 +547,14 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
 	while (!list_empty(&c->out))
-		gb_out_free(list_first_entry(&c->out, struct gb_out, node));
+		gb_out_free(c, list_first_entry(&c->out, struct gb_out, node));
 	gb_mc_store_abort(&c->op);
 	kfree(c->rbuf);
 	kfree(c);
 
-	spin_lock(&gb_tcp_lock);
-	l->nconns--;
-	wake_up(&l->wq);
-	spin_unlock(&gb_tcp_lock);
+	if (unlikely(READ_ONCE(gb_tcp_dbg_close_delay_ms)))
+		msleep(min(READ_ONCE(gb_tcp_dbg_close_delay_ms), 60000U));
+	gb_tcp_slot_put(l);
 }
 
 static void gb_conn_work(struct work_struct *work)
@@ -501,7 +569,7 @@ static void gb_conn_work(struct work_struct *work)
 		ret = gb_conn_flush(c);
 		if (ret)
 			goto close;
-		if (c->out_bytes >= GB_OUT_HIGH)
+		if (gb_conn_backlog(c))
 			return;		/* resumed by gb_conn_write_space() */
 		ret = gb_conn_process(c);
 		if (ret < 0) {
@@ -567,6 +635,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 		return;
 	}
 	l->nconns++;
+	gb_tcp_nconns++;
 	spin_unlock(&gb_tcp_lock);
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -575,10 +644,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	if (!c || !c->rbuf) {
 		kfree(c);
 		sock_release(s);
-		spin_lock(&gb_tcp_lock);
-		l->nconns--;
-		wake_up(&l->wq);
-		spin_unlock(&gb_tcp_lock);
+		gb_tcp_slot_put(l);
 		return;
 	}
 	c->l = l;
@@ -675,6 +741,35 @@ static void gb_listen_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Has @c had output waiting (queued, or in the socket unacknowledged)
+ * without any progress for the listener's write_timeout? Sampled once a
+ * second by the idle work; the stall_* fields are its own. A client that
+ * stops reading (a zero window) is cut off here instead of holding the
+ * objects and quarantined pages its replies reference. Caller holds
+ * gb_tcp_lock (@c stays on the list, its socket open).
+ */
+static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
+{
+	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
+	unsigned long limit = (unsigned long)c->l->cfg.write_timeout * HZ;
+	u32 una = READ_ONCE(tp->snd_una);
+	u64 out = READ_ONCE(c->bytes_out);
+	bool waiting = READ_ONCE(c->out_bytes) ||
+		       READ_ONCE(tp->write_seq) != una;
+
+	if (!waiting || out != c->stall_out || una != c->stall_una) {
+		c->stall_out = out;
+		c->stall_una = una;
+		c->stall_since = jiffies;
+		return false;
+	}
+	if (READ_ONCE(c->kill) || !time_after(jiffies, c->stall_since + limit))
+		return false;
+	atomic64_inc(&gb_tcp_write_stalls);
+	return true;
+}
+
 static void gb_tcp_idle_work(struct work_struct *work)
 {
 	struct gb_tcp_listener *l = container_of(to_delayed_work(work),
@@ -685,7 +780,10 @@ static void gb_tcp_idle_work(struct work_struct *work)
 
 	spin_lock(&gb_tcp_lock);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
-		if (c->l == l && time_after(jiffies, c->last_rx + limit)) {
+		if (c->l != l)
+			continue;
+		if ((limit && time_after(jiffies, READ_ONCE(c->last_rx) + limit)) ||
+		    gb_conn_write_stalled(c)) {
 			WRITE_ONCE(c->kill, true);
 			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
 		}
@@ -738,9 +836,10 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	l->cfg.kind = GB_LISTENER_MEMCACHE;
 	if (!l->cfg.max_conns)
 		l->cfg.max_conns = GB_TCP_DEFAULT_MAX_CONNS;
+	if (!l->cfg.write_timeout)
+		l->cfg.write_timeout = GB_TCP_DEFAULT_WRITE_TIMEOUT;
 	INIT_WORK(&l->accept_work, gb_tcp_accept_work);
 	INIT_DELAYED_WORK(&l->idle_work, gb_tcp_idle_work);
-	init_waitqueue_head(&l->wq);
 
 	err = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
 			       &s);
@@ -768,8 +867,8 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	spin_lock(&gb_tcp_lock);
 	list_add_tail(&l->node, &gb_tcp_listeners);
 	spin_unlock(&gb_tcp_lock);
-	if (l->cfg.idle_timeout)
-		queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
+	/* Idle and write stall checks (write_timeout is never 0). */
+	queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
 	queue_work(gb_tcp_wq, &l->accept_work);
 	mutex_unlock(&gb_tcp_mutex);
 	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
@@ -784,21 +883,28 @@ unlock:
 	return err;
 }
 
-static bool gb_tcp_drained(struct gb_tcp_listener *l)
+static bool gb_tcp_drained(void)
 {
 	bool empty;
 
 	spin_lock(&gb_tcp_lock);
-	empty = !l->nconns;
+	empty = !gb_tcp_nconns;
 	spin_unlock(&gb_tcp_lock);
 	return empty;
 }
 
-/* Stop @l and close its connections. Called with gb_tcp_mutex held. */
+/*
+ * Stop @l and close its connections without waiting for them: listener
+ * delete runs under genl_mutex, and a connection's teardown must not stall
+ * every generic netlink family. @l leaves the list at once (its address
+ * can be bound again) and is freed here if it has no connection, else by
+ * the last one's gb_tcp_slot_put(). Called with gb_tcp_mutex held.
+ */
 static void gb_tcp_stop(struct gb_tcp_listener *l)
 {
 	struct sock *sk = l->sock->sk;
 	struct gb_tcp_conn *c;
+	bool free_l;
 
 	WRITE_ONCE(l->stopping, true);
 	write_lock_bh(&sk->sk_callback_lock);
@@ -817,20 +923,20 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	/* No socket is left that could queue it; l is freed below. */
 	cancel_work_sync(&l->accept_work);
 
+	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
+	list_del(&l->node);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
 		if (c->l == l) {
 			WRITE_ONCE(c->kill, true);
 			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
 		}
 	}
+	l->stopped = true;
+	free_l = !l->nconns;
 	spin_unlock(&gb_tcp_lock);
-	wait_event(l->wq, gb_tcp_drained(l));
-	spin_lock(&gb_tcp_lock);
-	list_del(&l->node);
-	spin_unlock(&gb_tcp_lock);
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
-	kfree(l);
+	if (free_l)
+		kfree(l);
 }
 
 static int gb_tcp_del(const struct sockaddr_storage *addr,
@@ -935,6 +1041,7 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 	t->rejected = atomic64_read(&gb_tcp_rejected);
 	t->bytes_read = atomic64_read(&gb_tcp_bytes_read);
 	t->bytes_written = atomic64_read(&gb_tcp_bytes_written);
+	t->write_stalls = atomic64_read(&gb_tcp_write_stalls);
 	spin_lock(&gb_tcp_lock);
 	list_for_each_entry(l, &gb_tcp_listeners, node) {
 		t->curr_conns += l->nconns;
@@ -946,10 +1053,12 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 
 static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\n",
+	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\nwrite_stalls %lld\nqueued_refs %lld\n",
 		   atomic64_read(&gb_tcp_work_runs),
 		   atomic64_read(&gb_tcp_accept_runs),
-		   atomic64_read(&gb_tcp_accept_late));
+		   atomic64_read(&gb_tcp_accept_late),
+		   atomic64_read(&gb_tcp_write_stalls),
+		   atomic64_read(&gb_tcp_queued_refs));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);
@@ -968,6 +1077,8 @@ static void gb_tcp_dbg_init(void)
 			    &gb_tcp_dbg_accept_hold);
 	debugfs_create_u32("stop_delay_ms", 0600, gb_tcp_dbg,
 			   &gb_tcp_dbg_stop_delay_ms);
+	debugfs_create_u32("close_delay_ms", 0600, gb_tcp_dbg,
+			   &gb_tcp_dbg_close_delay_ms);
 }
 
 int gb_tcp_init(void)
@@ -976,7 +1087,11 @@ int gb_tcp_init(void)
 	int err;
 
 	gb_mc_exec_init();
-	gb_tcp_wq = alloc_workqueue("goblin_tcp", WQ_MEM_RECLAIM, 0);
+	/*
+	 * Not WQ_MEM_RECLAIM: the work items allocate with GFP_KERNEL and
+	 * read tail files; memory reclaim never waits for them.
+	 */
+	gb_tcp_wq = alloc_workqueue("goblin_tcp", 0, 0);
 	if (!gb_tcp_wq)
 		return -ENOMEM;
 	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
@@ -1014,6 +1129,8 @@ void gb_tcp_exit(void)
 	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
 		gb_tcp_stop(l);
 	mutex_unlock(&gb_tcp_mutex);
+	/* the connections' work runs on gb_tcp_wq, destroyed below */
+	wait_event(gb_tcp_waitq, gb_tcp_drained());
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);

@@ -60,6 +60,7 @@ int gb_tcp_conn_walk(u64 *cursor,
  * @rejected:    refused because of max_conns
  * @bytes_read:  bytes received
  * @bytes_written: bytes sent
+ * @write_stalls: closed because their output made no progress
  * @max_conns:   sum of the listeners' connection limits
  * @listeners:   listeners running
  */
@@ -69,6 +70,7 @@ struct gb_tcp_totals {
 	u64 rejected;
 	u64 bytes_read;
 	u64 bytes_written;
+	u64 write_stalls;
 	u32 max_conns;
 	u32 listeners;
 };
@@ -76,5 +78,6 @@ struct gb_tcp_totals {
 void gb_tcp_get_totals(struct gb_tcp_totals *t);
 
 #define GB_TCP_DEFAULT_MAX_CONNS	1024
+#define GB_TCP_DEFAULT_WRITE_TIMEOUT	60	/* seconds */
 
 #endif /* _GOBLIN_TCP_H */

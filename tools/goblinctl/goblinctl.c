@@ -657,6 +657,7 @@ static const char *const attr_names[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_CREDITS] = "credits",
 	[GOBLIN_A_MAX_PEER_CONNS] = "max_peer_conns",
 	[GOBLIN_A_RDMA_MAX_CONNS] = "rdma_max_conns",
+	[GOBLIN_A_WRITE_TIMEOUT] = "write_timeout",
 	[GOBLIN_A_KEY] = "key",
 	[GOBLIN_A_PREFIX] = "prefix",
 	[GOBLIN_A_NUMA_POLICY] = "policy",
@@ -1060,6 +1061,9 @@ static int parse_listener(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "refused", get_u64(tb[GOBLIN_A_REFUSED]));
 	rec_u64(r, "max_conns", get_u32(tb[GOBLIN_A_MAX_CONNS]));
 	rec_u64(r, "idle_timeout", get_u32(tb[GOBLIN_A_IDLE_TIMEOUT]));
+	if (kind == GOBLIN_LISTENER_MEMCACHE)
+		rec_u64(r, "write_timeout",
+			get_u32(tb[GOBLIN_A_WRITE_TIMEOUT]));
 	if (kind == GOBLIN_LISTENER_RDMA) {
 		rec_size(r, "window", get_u32(tb[GOBLIN_A_WINDOW]));
 		rec_u64(r, "windows", get_u32(tb[GOBLIN_A_WINDOWS]));
@@ -1344,7 +1348,7 @@ static void put_addr(struct nl_msg *msg, const struct addr *ad)
 }
 
 #define LISTENER_ADD_USAGE \
-	"listener add KIND ADDR[:PORT] [port N] [window SIZE] [windows N] [max-conns N] [idle-timeout S] [credits N] [max-peer-conns N]"
+	"listener add KIND ADDR[:PORT] [port N] [window SIZE] [windows N] [max-conns N] [idle-timeout S] [write-timeout S] [credits N] [max-peer-conns N]"
 #define LISTENER_DEL_USAGE \
 	"listener del KIND ADDR[:PORT] [port N]"
 
@@ -1385,6 +1389,10 @@ static int listener_change(bool add, int argc, char **argv)
 			 !strcmp(k, "idle_timeout"))
 			nla_put_u32(msg, GOBLIN_A_IDLE_TIMEOUT,
 				    arg_u64(k, v, UINT32_MAX));
+		else if (!strcmp(k, "write-timeout") ||
+			 !strcmp(k, "write_timeout"))
+			nla_put_u32(msg, GOBLIN_A_WRITE_TIMEOUT,
+				    arg_u64(k, v, UINT32_MAX));
 		else if (!strcmp(k, "credits"))
 			nla_put_u32(msg, GOBLIN_A_CREDITS,
 				    arg_u64(k, v, UINT32_MAX));
@@ -1415,8 +1423,8 @@ static void dump_listeners(struct recs *rs, int kind)
 
 static const char *const listener_cols[] = {
 	"kind", "id", "address", "port", "conns", "conns_total", "refused",
-	"max_conns", "idle_timeout", "window", "windows", "credits",
-	"max_peer_conns", NULL
+	"max_conns", "idle_timeout", "write_timeout", "window", "windows",
+	"credits", "max_peer_conns", NULL
 };
 
 static int cmd_listener(int argc, char **argv)
@@ -1895,7 +1903,8 @@ static const char usage_text[] =
 	"  store show | store set NAME VALUE...   memory block ram-head ssd-dir\n"
 	"                                         ssd-max promotion mlock cores\n"
 	"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
-	"                                [idle-timeout S] [credits N] [port N]\n"
+	"                                [idle-timeout S] [write-timeout S]\n"
+	"                                [credits N] [port N]\n"
 	"  listener del KIND ADDR[:PORT]          KIND: memcache rdma http\n"
 	"  listener show [KIND]\n"
 	"  numa show | numa set [policy local|interleave|bind] [node N]\n"

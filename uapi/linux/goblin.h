@@ -199,6 +199,11 @@ enum goblin_attr {
 	GOBLIN_A_RDMA_MAX_CONNS,	/* u32, RDMA connections over all
 					 * listeners (default 1024)
 					 */
+	GOBLIN_A_WRITE_TIMEOUT,		/* u32 seconds, memcache listener: a
+					 * connection whose output makes no
+					 * progress this long is closed
+					 * (default 60)
+					 */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
@@ -291,10 +296,13 @@ enum goblin_node_attr {
 /*
  * Inside GOBLIN_A_RDMA_ERRORS (one RDMA connection) and
  * GOBLIN_STATS_A_RDMA_ERROR_KINDS (all of them since load): RDMA protocol
- * errors by kind, every one a u64. BAD_RECORD from an unknown record type
- * or an invalid key (answered with ERROR / CLIENT_ERROR) and STORE
- * (SERVER_ERROR) leave the connection open; every other error closes it.
- * Documentation/rdma-protocol.rst lists what counts where. REJECTED
+ * errors by kind, every one a u64. BAD_RECORD counts records the server
+ * answers and keeps the connection for (an unknown or response type gets
+ * ERROR, a bad key, key count, GET body or SET mode CLIENT_ERROR) and
+ * records it cannot answer (a SEND of the wrong size, a header length
+ * above the body size), which close the connection; STORE (SERVER_ERROR)
+ * keeps it; every other kind closes it (uapi/linux/goblin_rdma.h, section
+ * 6). Documentation/rdma-protocol.rst lists what counts where. REJECTED
  * (connect requests refused) is in the totals only.
  */
 enum goblin_rdma_err_attr {

@@ -72,7 +72,9 @@
  *    SET.addr (inside [window_base, window_base + region_len), not in a
  *    window the server owns) and sends SET. The server pulls the bytes with
  *    RDMA READ and replies STATUS (STORED, NOT_STORED, EXISTS, NOT_FOUND) or
- *    ERROR. After STATUS/ERROR the client may reuse that memory.
+ *    ERROR. After STATUS/ERROR the client may reuse that memory. A SET
+ *    (mode SET) that fails, including by the connection closing before its
+ *    value was read, leaves no older value of the key behind.
  *
  * 5. Credits
  *
@@ -92,11 +94,20 @@
  * 6. Errors
  *
  *    ERROR carries a kind (ERROR, CLIENT_ERROR, SERVER_ERROR, as in memcache)
- *    and a NUL-terminated message. Malformed records (unknown type, bad
- *    length, bad key, window or address out of range) get CLIENT_ERROR when
- *    the record could be parsed enough to answer it, else the connection is
- *    closed. A failed RDMA operation (e.g. wrong rkey) closes the
- *    connection.
+ *    and a NUL-terminated message saying what was wrong. The server answers
+ *    a record it can answer and keeps the connection:
+ *     - an unknown record type, or a response type (VALUE, BULK, ...) sent
+ *       by the client: ERROR "unknown record type 0xNN";
+ *     - a bad key, key count, GET body or SET mode: CLIENT_ERROR with the
+ *       reason ("bad key", "bad key count", "truncated key list", "bad GET
+ *       record", "bad command line format");
+ *     - a store failure (no memory, unreadable value): SERVER_ERROR.
+ *    It closes the connection, without a reply, on a SEND that is not
+ *    exactly GB_RDMA_RECORD_SIZE bytes, a header length above the body
+ *    size, a record sent without a credit, a FLOW returning a window the
+ *    client does not hold, a SET source outside [window_base, window_base +
+ *    region_len) or in a window the server owns, and a failed RDMA
+ *    operation or completion (e.g. a wrong rkey).
  *
  * 7. Versioning
  *

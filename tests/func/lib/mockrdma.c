@@ -465,8 +465,13 @@ static void on_connect(struct rdma_cm_id *id, const struct rdma_conn_param *p)
 	a.max_value = htole64(GB_VALUE_MAX);
 	cp.private_data = &a;
 	cp.private_data_len = sizeof(a);
-	cp.responder_resources = p->initiator_depth;
-	cp.initiator_depth = p->responder_resources;
+	/*
+	 * rdma_cm presents the REQ from our side already (initiator_depth:
+	 * READs we may issue, i.e. the client's responder_resources), so the
+	 * depths are taken over as they are, not swapped.
+	 */
+	cp.responder_resources = p->responder_resources;
+	cp.initiator_depth = p->initiator_depth;
 	cp.rnr_retry_count = 7;
 	if (rdma_accept(id, &cp))
 		die("rdma_accept");

@@ -55,6 +55,11 @@
  *                     connection kept throughout
  *   setwin KEY        SET from a window the client holds (allowed), then
  *                     from one the server owns: expect disconnect
+ *   setfail KEY SIZE  SET answered SERVER_ERROR "out of memory storing
+ *                     object" (allocation failed by a test knob), then NOOP
+ *   setbad KEY SIZE   connect with a wrong rkey, SET: its READ fails, expect
+ *                     disconnect
+ *   miss KEY          GET KEY: expect END with one miss, no VALUE
  * Option -X: offer exactly the windows (region_len = WIN x WINDOWS, MR of
  * that size, no staging area, no slack page). Without it the region is
  * followed by a 1 MiB staging area and registered with one page of slack
@@ -859,6 +864,46 @@ static int cmd_set(const char *key, uint64_t size)
 	return 0;
 }
 
+/*
+ * setfail KEY SIZE: a SET the server must refuse with SERVER_ERROR "out of
+ * memory storing object" (the test makes its allocation fail); the
+ * connection stays usable. setbad KEY SIZE (connected with a wrong rkey):
+ * a SET whose READ fails; the server must disconnect.
+ */
+static int cmd_setfail(const char *key, uint64_t size, int bad_read)
+{
+	char *src = region + (size_t)win * nwin;
+	uint64_t i;
+
+	if (exact_region || size > (1 << 20)) {
+		printf("# setfail: needs the staging area, at most 1 MiB\n");
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	send_set(key, (uintptr_t)src, size, 52);
+	if (bad_read)
+		return expect_disconnect(20000);
+	if (expect_error(52, GB_RDMA_ERR_SERVER, "out of memory storing object"))
+		return 1;
+	return expect_noop(53);
+}
+
+/* miss KEY: a GET of KEY answers END with one miss and no VALUE. */
+static int cmd_miss(const char *key)
+{
+	struct gb_rdma_rec r;
+
+	send_get(key, 54);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_END ||
+	    r.u.end.hits != 0 || r.u.end.misses != 1) {
+		printf("# miss: got type %#x, not END with one miss\n", r.type);
+		return 1;
+	}
+	printf("# miss: %s not found\n", key);
+	return 0;
+}
+
 /* Run a data-path command; returns 1 and sets *@ret if @cmd is one. */
 static int data_cmd(const char *cmd, char **argv, int *ret)
 {
@@ -866,6 +911,12 @@ static int data_cmd(const char *cmd, char **argv, int *ret)
 		*ret = cmd_get(argv[0], strtoull(argv[1], NULL, 0));
 	else if (!strcmp(cmd, "set"))
 		*ret = cmd_set(argv[0], strtoull(argv[1], NULL, 0));
+	else if (!strcmp(cmd, "setfail"))
+		*ret = cmd_setfail(argv[0], strtoull(argv[1], NULL, 0), 0);
+	else if (!strcmp(cmd, "setbad"))
+		*ret = cmd_setfail(argv[0], strtoull(argv[1], NULL, 0), 1);
+	else if (!strcmp(cmd, "miss"))
+		*ret = cmd_miss(argv[0]);
 	else if (!strcmp(cmd, "errmsgs"))
 		*ret = cmd_errmsgs();
 	else if (!strcmp(cmd, "setwin"))
@@ -922,7 +973,7 @@ int main(int argc, char **argv)
 	cmd = argv[optind + 2];
 	if (!strcmp(cmd, "reject"))
 		bad_magic = 1;
-	if (!strcmp(cmd, "badrkey"))
+	if (!strcmp(cmd, "badrkey") || !strcmp(cmd, "setbad"))
 		rkey_delta = 0x1000;
 	do_connect(argv[optind], argv[optind + 1], bind);
 	argv += optind + 3;

@@ -8,6 +8,11 @@ on 127.0.0.1:11211).
                              (and socket buffers their pages). Prints
                              "ready" once the request is out, closes when
                              stdin reaches EOF.
+  mcclient.py partial KEY LEN
+                             start "set KEY 0 0 LEN", send half of the
+                             value and stop: the server holds the
+                             allocated object. Prints "ready", closes when
+                             stdin reaches EOF.
   mcclient.py flood N CMD    send N pipelined commands, CMD with {i}
                              replaced by the number (CR LF added), then a
                              "mn" and read until its "MN": prints
@@ -26,6 +31,14 @@ def stuck(keys):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect(ADDR)
     s.sendall(("get %s\r\n" % " ".join(keys)).encode())
+    print("ready", flush=True)
+    sys.stdin.read()
+    s.close()
+
+
+def partial(key, n):
+    s = socket.create_connection(ADDR)
+    s.sendall(b"set %s 0 0 %d\r\n" % (key.encode(), n) + b"p" * (n // 2))
     print("ready", flush=True)
     sys.stdin.read()
     s.close()
@@ -65,6 +78,8 @@ def flood(n, cmd):
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "stuck":
         stuck(sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "partial":
+        partial(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "flood":
         flood(int(sys.argv[2]), sys.argv[3])
     else:
