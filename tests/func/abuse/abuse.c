@@ -32,6 +32,8 @@
  *	tails) until SIGTERM or SECS, reconnecting whenever the server drops
  *	them; every failure counted by its error code, every hit checked
  *	whole. For rmmod and device removal under load, and fault injection.
+ *	ABUSE_LD_OPS=N in the environment: each client reconnects after N
+ *	operations.
  *
  * Exit status 0 when the server behaved; diagnostics go to stdout as TAP
  * comments ("# ...").
@@ -1510,6 +1512,8 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 		     struct ld_stats *st)
 {
 	unsigned char *v = malloc(vmax);
+	const char *e = getenv("ABUSE_LD_OPS");
+	unsigned int per = e ? atoi(e) : 0, done = 0;
 	bool open = false;
 	struct tconn t;
 	char key[48];
@@ -1530,8 +1534,15 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 				continue;
 			}
 			open = true;
+			done = 0;
 			st->conns++;
+		} else if (per && done >= per) {
+			/* ABUSE_LD_OPS: a new connection every so many ops */
+			gb_close(t.gb);
+			open = false;
+			continue;
 		}
+		done++;
 		snprintf(key, sizeof(key), "abuse:ld:%u:%u", idx,
 			 (unsigned int)(rnd() % LD_NKEYS));
 		if (rnd() & 1) {
