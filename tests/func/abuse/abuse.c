@@ -1588,7 +1588,8 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 /*
  * abuse loader TR N TCP_HOST:PORT RDMA_HOST:PORT BIND VMAX SECONDS SEED
  *	N clients (TR tcp, rdma, or both: alternating) until SIGTERM or
- *	SECONDS; prints the counts and "loader ok N errors N corrupt N".
+ *	SECONDS; prints the counts and "loader ok N errors N corrupt N
+ *	conns N timeouts N".
  *	Fails on a value that is not whole, or when no operation succeeded.
  */
 static int cmd_loader(int argc, char **argv)
@@ -1670,8 +1671,9 @@ static int cmd_loader(int argc, char **argv)
 		if (sum.err[k])
 			printf("# loader: %lu x %s\n", sum.err[k],
 			       gb_strerror(-(int)k));
-	printf("loader ok %lu errors %lu corrupt %lu conns %lu\n",
-	       sum.sets + sum.hits + sum.misses, errs, sum.corrupt, sum.conns);
+	printf("loader ok %lu errors %lu corrupt %lu conns %lu timeouts %lu\n",
+	       sum.sets + sum.hits + sum.misses, errs, sum.corrupt, sum.conns,
+	       sum.err[GB_ETIMEDOUT]);
 	return sum.corrupt || !(sum.sets + sum.hits + sum.misses);
 }
 
