@@ -8,6 +8,11 @@
 #                   guest booting kernel KVER
 #   make check-all  make deps, then the whole suite on every supported
 #                   installed kernel (6.1, 6.12, ...); what CI runs
+#   make check-debug    make deps, then build (cached) the debug kernel
+#                   (KASAN, lockdep, kmemleak, ...) and goblin.ko for it and
+#                   run every guest suite on it (tests/debug/check)
+#   make check-debug-ci the same with the CI subset of the suites
+#   make kmod-debug goblin.ko (W=1) for the debug kernel, building it first
 #   make demo       make deps, then boot a guest and run the end-to-end demo
 #   make bench      run the benchmark suite inside a qemu guest
 #   make kmod       goblin.ko for kernel KVER in build/kmod-KVER/
@@ -43,7 +48,8 @@ KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/model tests/func/abuse tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
-	checkpatch fuzz install modules_install kmod kmod-all need-kver
+	checkpatch fuzz install modules_install kmod kmod-all need-kver \
+	check-debug check-debug-ci kmod-debug
 
 all: module user
 
@@ -105,6 +111,20 @@ check: deps
 check-all: deps
 	+$(SUBMAKE) user
 	+tests/check-all
+
+# The debug-kernel lane (Documentation/testing.rst): the kernel is built
+# once into $(GOBLIN_CACHE)/debug-kernel/ (default ~/.cache/goblin).
+check-debug: deps
+	+$(SUBMAKE) user
+	+tests/debug/check
+
+check-debug-ci: deps
+	+$(SUBMAKE) user
+	+tests/debug/check --ci
+
+kmod-debug:
+	+@set -e; d=$$(tests/debug/build-kernel --print-dir); \
+	KDIR=$$d/obj scripts/build-kmod $$(cat $$d/release) W=1
 
 demo: deps
 	+$(SUBMAKE) user
