@@ -1281,6 +1281,7 @@ static const char *kcheck(const unsigned char *p, size_t len)
 }
 
 static unsigned char *kbuf, *kgot;
+static uint32_t set_max;	/* RDMA staging area; 0: VMAX */
 
 struct tconn {
 	int tr;
@@ -1305,7 +1306,7 @@ static int t_open(struct tconn *t, int tr)
 		o.timeout_ms = io_timeout_ms ? io_timeout_ms : 120000;
 		return gb_connect(&o, &t->gb);
 	}
-	return gb_open(&t->gb, VMAX);
+	return gb_open(&t->gb, set_max ? set_max : VMAX);
 }
 
 static int t_set(struct tconn *t, const char *key, const void *v, size_t len)
@@ -1615,6 +1616,7 @@ static int cmd_loader(int argc, char **argv)
 		die("loader: 1..%u clients, VMAX 64 KiB..16 MiB", LD_MAXC);
 	/* a connect to a vanished device must give up in time */
 	io_timeout_ms = 20000;
+	set_max = vmax;
 	st = mmap(NULL, sizeof(*st) * n + 64, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
