@@ -1492,13 +1492,14 @@ struct ld_stats {
 	int done;
 };
 
-static volatile sig_atomic_t ld_stop_sig;
-static volatile int *ld_stop;
+/* set by the signal handler, and in shared memory for the children */
+static int ld_stop_sig;
+static int *ld_stop;
 
 static void ld_on_term(int sig)
 {
 	(void)sig;
-	ld_stop_sig = 1;
+	__atomic_store_n(&ld_stop_sig, 1, __ATOMIC_RELAXED);
 }
 
 /* Sizes: a third heads only (<= 64 KiB), the rest up to @vmax with tails. */
@@ -1525,7 +1526,7 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 	if (!v || !kgot)
 		_exit(2);
 	rs = seed;
-	while (!*ld_stop) {
+	while (!__atomic_load_n(ld_stop, __ATOMIC_RELAXED)) {
 		if (!open) {
 			ret = t_open(&t, tr);
 			if (ret) {
@@ -1621,7 +1622,7 @@ static int cmd_loader(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		die("mmap");
-	ld_stop = (volatile int *)(st + n);
+	ld_stop = (int *)(st + n);
 	signal(SIGTERM, ld_on_term);
 	signal(SIGINT, ld_on_term);
 	for (i = 0; i < n; i++) {
@@ -1638,9 +1639,10 @@ static int cmd_loader(int argc, char **argv)
 		}
 	}
 	end = now() + secs;
-	while (!ld_stop_sig && now() < end)
+	while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
+	       now() < end)
 		usleep(100000);
-	*ld_stop = 1;
+	__atomic_store_n(ld_stop, 1, __ATOMIC_RELAXED);
 	/* a transfer or connect in progress ends within the I/O timeout */
 	end = now() + 90;
 	for (i = 0; i < n; i++) {
@@ -1666,9 +1668,10 @@ static int cmd_loader(int argc, char **argv)
 			errs += st[i].err[k];
 		}
 	}
-	printf("# loader %s x%u: %lu SETs, %lu hits, %lu misses, %lu MiB, %lu connections, %lu failed connects\n",
-	       argv[0], n, sum.sets, sum.hits, sum.misses, sum.bytes >> 20,
-	       sum.conns, sum.connfail);
+	printf("# loader %s x%u: %lu SETs, %lu hits, %lu misses, %lu MiB, ",
+	       argv[0], n, sum.sets, sum.hits, sum.misses, sum.bytes >> 20);
+	printf("%lu connections, %lu failed connects\n", sum.conns,
+	       sum.connfail);
 	for (k = 0; k < GB_ERROR_MAX; k++)
 		if (sum.err[k])
 			printf("# loader: %lu x %s\n", sum.err[k],
