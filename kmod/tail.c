@@ -443,10 +443,8 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 		return ERR_PTR(-EINVAL);
 	}
 	ssd = kzalloc(sizeof(*ssd), GFP_KERNEL);
-	if (!ssd) {
-		*why = "ssd_dir: out of memory";
+	if (!ssd)
 		return ERR_PTR(-ENOMEM);
-	}
 	kref_init(&ssd->ref);
 	strscpy(ssd->name, dir, sizeof(ssd->name));
 	err = kern_path(dir, LOOKUP_FOLLOW, &ssd->dir);
