@@ -415,6 +415,16 @@ static int gb_conn_recv(struct gb_tcp_conn *c)
 	return n;
 }
 
+/* Run (or resume) @req: 0 to go on, -errno / -ECONNRESET to close. */
+static int gb_conn_exec(struct gb_tcp_conn *c, struct mc_req *req)
+{
+	int ret = gb_mc_exec(req, &c->sink);
+
+	if (ret < 0)
+		return ret;
+	return ret == GB_MC_CLOSE ? -ECONNRESET : 0;
+}
+
 /*
  * Execute what the buffer holds. Returns 1 if more input is needed, 0 if
  * the output backlog is too high, or -errno / -ECONNRESET to close.
@@ -429,11 +439,9 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 
 		if (c->sink.resume) {
 			/* A get paused for output to drain: go on with it. */
-			ret = gb_mc_exec(req, &c->sink);
-			if (ret < 0)
+			ret = gb_conn_exec(c, req);
+			if (ret)
 				return ret;
-			if (ret == GB_MC_CLOSE)
-				return -ECONNRESET;
 			continue;
 		}
 		if (c->rx == GB_RX_DATA) {
@@ -475,11 +483,9 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 		/* no data block to store or to swallow: execute right away */
 		if (!mc_cmd_has_data(req->cmd) &&
 		    !(req->cmd == MC_CMD_ERROR && req->vlen_swallow)) {
-			ret = gb_mc_exec(req, &c->sink);
-			if (ret < 0)
+			ret = gb_conn_exec(c, req);
+			if (ret)
 				return ret;
-			if (ret == GB_MC_CLOSE)
-				return -ECONNRESET;
 			continue;
 		}
 		gb_mc_store_begin(req, &c->op);
