@@ -705,6 +705,7 @@ int gb_fleet_touch(struct gb_fleet *f, const char *key, size_t klen,
  * @keys:    the keys, grouped by server (batch order)
  * @klens:   their lengths
  * @gidx:    index in the user's batch of each grouped key
+ * @key_err: first connection-level error reported for a key
  */
 struct mget_call {
 	struct gb_fleet *f;
@@ -715,6 +716,7 @@ struct mget_call {
 	const char **keys;
 	size_t *klens;
 	size_t *gidx;
+	int key_err;
 };
 
 /**
@@ -737,10 +739,27 @@ struct mget_batch {
 	bool threaded;
 };
 
+/* An error about reaching the server rather than about the key. */
+static bool conn_err(int status)
+{
+	switch (-status) {
+	case GB_ECONNECT:
+	case GB_ECONNLOST:
+	case GB_ETIMEDOUT:
+	case GB_EPROTO:
+	case GB_ENOMEM:
+	case GB_ESYS:
+		return true;
+	}
+	return false;
+}
+
 static void mget_deliver(struct mget_call *mc, size_t gidx, int status,
 			 const struct gb_view *v)
 {
 	pthread_mutex_lock(&mc->f->cb_lock);
+	if (!mc->key_err && conn_err(status))
+		mc->key_err = status;
 	mc->fn(mc->arg, gidx, status, v);
 	pthread_mutex_unlock(&mc->f->cb_lock);
 }
@@ -804,7 +823,11 @@ static void *mget_run(void *arg)
 	return NULL;
 }
 
-/* Route the keys in @todo (count @nt) and run their batches in parallel. */
+/*
+ * Route the keys in @todo (count @nt) and run their batches in parallel;
+ * servers that fail join @failed. Return: the first failure, message in
+ * the fleet.
+ */
 static int mget_round(struct mget_call *mc, const size_t *todo, size_t nt,
 		      const char *const *keys, const size_t *klens,
 		      struct tried *failed, size_t *count, long *dest,
@@ -886,7 +909,7 @@ int gb_fleet_get_many(struct gb_fleet *f, size_t n, const char *const *keys,
 	struct mget_batch *bs = NULL;
 	size_t *todo = NULL, *count = NULL, nt, i;
 	long *dest = NULL;
-	int ret, first_err = 0;
+	int first_err = 0;
 
 	if (!f || !fn || (n && (!keys || !klens)))
 		return -GB_EINVAL;
@@ -916,10 +939,8 @@ int gb_fleet_get_many(struct gb_fleet *f, size_t n, const char *const *keys,
 	nt = n;
 	/* Every round with retries marks at least one more server failed. */
 	while (nt) {
-		ret = mget_round(&mc, todo, nt, keys, klens, &failed, count,
-				 dest, bs);
-		if (ret && !first_err)
-			first_err = ret;
+		mget_round(&mc, todo, nt, keys, klens, &failed, count, dest,
+			   bs);
 		for (i = 0, nt = 0; i < n; i++) {
 			if (mc.retry[i]) {
 				mc.retry[i] = false;
@@ -927,6 +948,7 @@ int gb_fleet_get_many(struct gb_fleet *f, size_t n, const char *const *keys,
 			}
 		}
 	}
+	first_err = mc.key_err;
 out:
 	free(mc.started);
 	free(mc.retry);

@@ -216,8 +216,10 @@ int gb_fleet_touch(struct gb_fleet *f, const char *key, size_t klen,
  * that is down or fails before answering them are reported with the
  * connection error, or with failover fetched from the next live server.
  *
- * Return: 0, or the first connection-level error of the call (every key
- * was still reported to @fn exactly once with a final status).
+ * Return: 0, or the first connection-level error (-GB_ECONNECT,
+ * -GB_ECONNLOST, -GB_ETIMEDOUT, ...) reported for a key; keys that
+ * failover fetched elsewhere do not count. Every key is reported to @fn
+ * with a final status either way.
  */
 int gb_fleet_get_many(struct gb_fleet *f, size_t n, const char *const *keys,
 		      const size_t *klens, gb_chunk_fn fn, void *arg);
