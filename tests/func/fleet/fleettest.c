@@ -5,7 +5,7 @@
  * starts itself. TAP on stdout.
  *
  *   fleettest -g HOST:PORT [-r HOST:PORT] [-b BIND] [-c GOBLINCTL]
- *             [-N NUTCRACKER] [-p PORT] [-n KEYS] [-d DIR]
+ *             [-N NUTCRACKER] [-p PORT] [-n KEYS] [-k STORED] [-d DIR]
  *
  * -g is the memcache TCP address of the Goblin server (libmemcached and
  * twemproxy reach it there), -r its RDMA address: when given, the fleet
@@ -14,7 +14,9 @@
  * RDMA connections start from, -c the goblinctl used to drop and restore
  * the RDMA listener, -N a twemproxy (nutcracker) binary, -p the first of
  * the ports for the memcached instances (and twemproxy), -n the number of
- * keys (default 10000), -d a scratch directory.
+ * keys whose placement is compared with libmemcached's (default 10000),
+ * -k how many of them are stored and read through the servers (default
+ * 1000; round trips are slow under TCG), -d a scratch directory.
  *
  * The memcache servers are: Goblin (weight 2), memcached on p (1), p+1
  * (3), p+2 (1).
@@ -60,13 +62,16 @@ static char rdma_host[64];
 static uint16_t rdma_port;
 static const char *bind_host, *goblinctl, *nutcracker, *dir = "/tmp";
 static uint16_t base_port = 11411;
-static size_t nkeys = 10000;
+static size_t nkeys = 10000;	/* keys in use: -n, then -k */
+static size_t nstore = 1000;
 static char prefix[32];
 static char (*keys)[64];
 static size_t *klens;
 static const char **kp;
 static unsigned int ntest, nfail;
+static double t_start;
 
+static double now_s(void);
 static void tap(bool ok, const char *fmt, ...) __printf(2, 3);
 
 static void tap(bool ok, const char *fmt, ...)
@@ -80,7 +85,7 @@ static void tap(bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	printf("\n");
+	printf("\n# at %.1f s\n", now_s() - t_start);
 	fflush(stdout);
 }
 
@@ -477,7 +482,7 @@ static void t_fleet_get_many(struct gb_fleet *f, const char *how)
 static void t_fleet_set_lmc_get(struct gb_fleet *f, memcached_st *mc)
 {
 	char val[VMAX];
-	size_t i, n = nkeys < 2000 ? nkeys : 2000, bad = 0, len, glen;
+	size_t i, n = nkeys, bad = 0, len, glen;
 	memcached_return_t rc;
 	uint32_t fl;
 	char *got;
@@ -507,7 +512,7 @@ static void t_twemproxy(struct gb_fleet *f)
 {
 	const char *what = "twemproxy (ketama, md5) writes land where the fleet reads";
 	char conf[512], val[VMAX], got[VMAX], lport[8];
-	size_t i, n = nkeys < 1000 ? nkeys : 1000, bad = 0, len, glen;
+	size_t i, n = nkeys / 2, bad = 0, len, glen;
 	struct member tw = { .port = (uint16_t)(base_port + NMC) };
 	struct gb_conn *c = NULL;
 	FILE *fp;
@@ -701,8 +706,8 @@ static void t_stopped(struct gb_fleet *f)
 	 * Two servers stop answering; their batches time out in parallel,
 	 * so the call ends after about one timeout (sequential: two).
 	 */
-	n = keys_of(1, idx, 200);
-	n += keys_of(3, idx + n, 200);
+	n = keys_of(1, idx, 100);
+	n += keys_of(3, idx + n, 100);
 	n += keys_of(0, idx + n, 50);
 	bk = calloc(n, sizeof(*bk));
 	bl = calloc(n, sizeof(*bl));
@@ -763,7 +768,7 @@ static void t_failover(void)
 	}
 	/* Its first request connects, so the death is seen at connect. */
 	mc_kill(&mem[3]);
-	n = keys_of(3, idx, 200);
+	n = keys_of(3, idx, 100);
 	for (i = 0; i < n; i++) {
 		len = value_of(idx[i], 4, val);
 		ret = gb_fleet_set(f, keys[idx[i]], klens[idx[i]], val, len,
@@ -851,7 +856,7 @@ static bool parse_addr(const char *s, char *host, size_t hlen, uint16_t *port)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fleettest -g HOST:PORT [-r HOST:PORT] [-b BIND] [-c GOBLINCTL] [-N NUTCRACKER] [-p PORT] [-n KEYS] [-d DIR]\n");
+	fprintf(stderr, "usage: fleettest -g HOST:PORT [-r HOST:PORT] [-b BIND] [-c GOBLINCTL] [-N NUTCRACKER] [-p PORT] [-n KEYS] [-k STORED] [-d DIR]\n");
 	exit(2);
 }
 
@@ -864,7 +869,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:r:b:c:N:p:n:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:r:b:c:N:p:n:k:d:")) != -1) {
 		switch (opt) {
 		case 'g':
 			if (!parse_addr(optarg, mem[0].host,
@@ -892,6 +897,9 @@ int main(int argc, char **argv)
 		case 'n':
 			nkeys = strtoul(optarg, NULL, 10);
 			break;
+		case 'k':
+			nstore = strtoul(optarg, NULL, 10);
+			break;
 		case 'd':
 			dir = optarg;
 			break;
@@ -899,9 +907,11 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!have_goblin || nkeys < 100 || nkeys > (1 << 20) || !base_port)
+	if (!have_goblin || nkeys < 100 || nkeys > (1 << 20) || !base_port ||
+	    nstore < 100 || nstore > nkeys)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
+	t_start = now_s();
 	for (i = 0; i < NSRV; i++) {
 		struct member *m = &mem[i];
 
@@ -947,6 +957,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t_placement(f, mc);
+	nkeys = nstore;		/* the rest stores and reads these */
 	t_lmc_write(mc);
 	t_where();
 	t_fleet_get_many(f, rdma_port ? "goblin over RDMA, memcached over TCP" :
