@@ -325,7 +325,7 @@ static int srv_init(struct gb_fleet *f, struct fleet_srv *s,
 	s->opts.bind_host = s->bind;
 	if (!s->opts.timeout_ms)
 		s->opts.timeout_ms = f->o.timeout_ms;
-	v6 = strchr(c->host, ':') != NULL;
+	v6 = !!strchr(c->host, ':');
 	snprintf(s->addr, sizeof(s->addr), "%s://%s%s%s:%u",
 		 gb_transport_name(c->transport), v6 ? "[" : "", c->host,
 		 v6 ? "]" : "", c->port);
@@ -437,7 +437,7 @@ int gb_fleet_state(const struct gb_fleet *f, size_t i,
 	st->addr = s->addr;
 	st->weight = s->weight;
 	st->points = s->points;
-	st->connected = s->conn != NULL;
+	st->connected = !!s->conn;
 	st->down = s->down;
 	if (s->down && s->retry_at > now)
 		st->retry_in_ms = (int)((s->retry_at - now + 999999) / 1000000);

@@ -19,11 +19,10 @@
 #include <goblin/fleet.h>
 
 #include "unit_tap.h"
+#include "../../lib/src/ketama.h"		/* gb_ketama_hash() */
+#include "../../tools/include/gb_compiler.h"
 
 #define NKEYS 10000
-
-/* lib/src/ketama.c; in libgoblin.a, not exported by libgoblin.so. */
-uint32_t gb_ketama_hash(const void *key, size_t len);
 
 struct srv {
 	const char *host;
@@ -150,7 +149,7 @@ static size_t mismatches(const struct srv *s, size_t n, uint16_t rdma_port)
 	printf("#   %zu servers, keys per server:", n);
 	for (i = 0; i < n; i++)
 		printf(" %zu", per[i]);
-	printf(", %zu mismatches\n", bad);
+	printf(", %zu differ\n", bad);
 	gb_fleet_destroy(f);
 	memcached_free(mc);
 	return bad;
@@ -270,7 +269,7 @@ static void test_points(void)
 	struct gb_fleet_state st;
 	size_t i;
 
-	CHECK(f != NULL);
+	CHECK(f);
 	for (i = 0; f && i < 3; i++) {
 		CHECK(!gb_fleet_state(f, i, &st));
 		CHECK(st.points == 160);
@@ -278,7 +277,7 @@ static void test_points(void)
 	}
 	gb_fleet_destroy(f);
 	f = fleet_new(weighted4, 4, 0);
-	CHECK(f != NULL);
+	CHECK(f);
 	/* 4 * floor(w/10 * 40 * 4): 64, 128, 192, 256 */
 	for (i = 0; f && i < 4; i++) {
 		CHECK(!gb_fleet_state(f, i, &st));
@@ -302,7 +301,7 @@ static void test_create_errors(void)
 	gb_fleet_server_init(&fs[1]);
 	/* Both default to 127.0.0.1:11211: the same ring name. */
 	CHECK(gb_fleet_create(NULL, fs, 2, &f) == -GB_EINVAL);
-	CHECK(strstr(gb_fleet_errmsg(NULL), "ring name") != NULL);
+	CHECK(strstr(gb_fleet_errmsg(NULL), "ring name"));
 	fs[1].ring_name = "other";
 	fs[1].weight = GB_FLEET_WEIGHT_MAX + 1;
 	CHECK(gb_fleet_create(NULL, fs, 2, &f) == -GB_EINVAL);
@@ -320,9 +319,10 @@ static void test_parse(void)
 {
 	struct gb_fleet_server *s = NULL;
 	size_t n = 0;
+	const char *list =
+		"10.0.0.1, rdma://10.0.0.2:11311/3=10.0.0.2 tcp://[fd00::1]:11212/2,host-b:1";
 
-	CHECK(!gb_fleet_parse("10.0.0.1, rdma://10.0.0.2:11311/3=10.0.0.2 "
-			      "tcp://[fd00::1]:11212/2,host-b:1", &s, &n));
+	CHECK(!gb_fleet_parse(list, &s, &n));
 	CHECK(n == 4);
 	if (n == 4) {
 		CHECK(s[0].conn.transport == GB_TRANSPORT_TCP);
@@ -353,7 +353,7 @@ static void test_parse(void)
 	CHECK(gb_fleet_parse("[fd00::1", &s, &n) == -GB_EINVAL);
 	CHECK(gb_fleet_parse("[fd00::1]x", &s, &n) == -GB_EINVAL);
 	CHECK(gb_fleet_parse(":11211", &s, &n) == -GB_EINVAL);
-	CHECK(s == NULL);
+	CHECK(!s);
 }
 
 /* A lone server takes every key, as libmemcached sends it everything. */
@@ -362,7 +362,7 @@ static void test_single(void)
 	struct gb_fleet *f = fleet_new(equal3, 1, 0);
 	size_t i, bad = 0;
 
-	CHECK(f != NULL);
+	CHECK(f);
 	for (i = 0; f && i < 100; i++)
 		bad += gb_fleet_server_for_key(f, keys[i], klens[i]) != 0;
 	CHECK(bad == 0);
@@ -387,5 +387,5 @@ static const struct unit_test tests[] = {
 int main(void)
 {
 	make_keys();
-	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+	return unit_run(tests, ARRAY_SIZE(tests));
 }

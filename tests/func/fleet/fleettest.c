@@ -308,7 +308,9 @@ static void collect_fn(void *arg, size_t idx, int status,
 		r->finals++;
 		return;
 	}
-	if (!r->buf && !(r->buf = malloc(v->total ? v->total : 1))) {
+	if (!r->buf)
+		r->buf = malloc(v->total ? v->total : 1);
+	if (!r->buf) {
 		r->bad_chunk = true;
 		return;
 	}
@@ -329,7 +331,10 @@ static struct collect *collect_new(size_t n)
 	struct collect *c = calloc(1, sizeof(*c));
 	size_t i;
 
-	if (!c || !(c->r = calloc(n, sizeof(*c->r))))
+	if (!c)
+		abort();
+	c->r = calloc(n, sizeof(*c->r));
+	if (!c->r)
 		abort();
 	c->n = n;
 	for (i = 0; i < n; i++)
@@ -854,9 +859,10 @@ static bool parse_addr(const char *s, char *host, size_t hlen, uint16_t *port)
 	return true;
 }
 
-static void usage(void)
+static void bad_args(void)
 {
-	fprintf(stderr, "usage: fleettest -g HOST:PORT [-r HOST:PORT] [-b BIND] [-c GOBLINCTL] [-N NUTCRACKER] [-p PORT] [-n KEYS] [-k STORED] [-d DIR]\n");
+	fprintf(stderr, "usage: fleettest -g HOST:PORT [-r HOST:PORT] [-b BIND] [-c GOBLINCTL]\n"
+		"                 [-N NUTCRACKER] [-p PORT] [-n KEYS] [-k STORED] [-d DIR]\n");
 	exit(2);
 }
 
@@ -874,13 +880,13 @@ int main(int argc, char **argv)
 		case 'g':
 			if (!parse_addr(optarg, mem[0].host,
 					sizeof(mem[0].host), &mem[0].port))
-				usage();
+				bad_args();
 			have_goblin = true;
 			break;
 		case 'r':
 			if (!parse_addr(optarg, rdma_host, sizeof(rdma_host),
 					&rdma_port))
-				usage();
+				bad_args();
 			break;
 		case 'b':
 			bind_host = optarg;
@@ -904,12 +910,12 @@ int main(int argc, char **argv)
 			dir = optarg;
 			break;
 		default:
-			usage();
+			bad_args();
 		}
 	}
 	if (!have_goblin || nkeys < 100 || nkeys > (1 << 20) || !base_port ||
 	    nstore < 100 || nstore > nkeys)
-		usage();
+		bad_args();
 	signal(SIGPIPE, SIG_IGN);
 	t_start = now_s();
 	for (i = 0; i < NSRV; i++) {
