@@ -93,8 +93,8 @@ static memcached_st *mc_new(const struct srv *s, size_t n)
 static struct gb_fleet *fleet_new(const struct srv *s, size_t n,
 				  uint16_t rdma_port)
 {
-	struct gb_fleet_server fs[8];
-	char names[8][64];
+	struct gb_fleet_server fs[32];
+	char names[32][64];
 	struct gb_fleet *f = NULL;
 	size_t i;
 
@@ -126,7 +126,7 @@ static size_t mismatches(const struct srv *s, size_t n, uint16_t rdma_port)
 {
 	memcached_st *mc = mc_new(s, n);
 	struct gb_fleet *f = fleet_new(s, n, rdma_port);
-	size_t i, bad = 0, per[8] = { 0 };
+	size_t i, bad = 0, per[32] = { 0 };
 	uint32_t want;
 
 	if (!f) {
@@ -147,8 +147,10 @@ static size_t mismatches(const struct srv *s, size_t n, uint16_t rdma_port)
 		}
 	}
 	printf("#   %zu servers, keys per server:", n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && i < 5; i++)
 		printf(" %zu", per[i]);
+	if (n > 5)
+		printf(" ...");
 	printf(", %zu differ\n", bad);
 	gb_fleet_destroy(f);
 	memcached_free(mc);
@@ -227,6 +229,28 @@ static void test_skewed5(void)
 static void test_equal5(void)
 {
 	CHECK(mismatches(equal5, 5, 0) == 0);
+}
+
+/*
+ * 25 equal servers: single-precision rounding gives each 156 points, not
+ * 160; libmemcached rounds the same way.
+ */
+static void test_equal25(void)
+{
+	static char hosts[25][16];
+	struct srv s[25];
+	struct gb_fleet *f;
+	struct gb_fleet_state st;
+	size_t i;
+
+	for (i = 0; i < 25; i++) {
+		snprintf(hosts[i], sizeof(hosts[i]), "10.2.0.%zu", i + 1);
+		s[i] = (struct srv){ hosts[i], 11211, 1 };
+	}
+	CHECK(mismatches(s, 25, 0) == 0);
+	f = fleet_new(s, 25, 0);
+	CHECK(f && !gb_fleet_state(f, 7, &st) && st.points == 156);
+	gb_fleet_destroy(f);
 }
 
 /* RDMA members named after their memcache listeners land alike. */
@@ -376,6 +400,7 @@ static const struct unit_test tests[] = {
 	{ "ketama: 5 servers, weights 5/1/1/10/3", test_weighted5 },
 	{ "ketama: 5 servers, skewed weights", test_skewed5 },
 	{ "ketama: 5 servers, equal weights", test_equal5 },
+	{ "ketama: 25 equal servers, 156 points each", test_equal25 },
 	{ "ketama: RDMA members with memcache ring names", test_rdma_ring_names },
 	{ "ketama: ring names decide placement", test_naming_matters },
 	{ "ring points per server", test_points },
