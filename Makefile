@@ -45,7 +45,7 @@ PWD  := $(CURDIR)
 # The module `make check`, `make demo` and `make bench` load.
 KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 
-USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/model tests/func/abuse tests/func/rdma tests/func/nlfuzz tests/unit tests/kselftest bench
+USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/fleet tests/func/model tests/func/abuse tests/func/rdma tests/func/nlfuzz tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
 	checkpatch fuzz install modules_install kmod kmod-all need-kver \

@@ -10,6 +10,10 @@
  * (gb_get_many), not an open-ended submit/complete queue. With one key
  * queued this backend uses gb_get; with several it sends them as one
  * gb_get_many batch, so a queue depth d runs as back-to-back batches of d.
+ *
+ * With --servers the stream talks to a libgoblin server set instead
+ * (goblin/fleet.h): every flush is one gb_fleet_get_many(), which splits it
+ * by server and runs the per-server batches in parallel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 
 #ifdef HAVE_LIBGOBLIN
 #include <goblin/client.h>
+#include <goblin/fleet.h>
 
 struct lg_req {
 	char key[GBB_KEY_LEN + 1];
@@ -35,6 +40,7 @@ struct lg_req {
  */
 struct gbb_conn {
 	struct gb_conn *gc;
+	struct gb_fleet *fl;
 	bool validate;
 	unsigned int depth;
 	struct lg_req *q;
@@ -71,6 +77,29 @@ static void lg_free(struct gbb_conn *c)
 	free(c);
 }
 
+/* A server set over o->servers; every member gets the spin setting. */
+static int lg_open_fleet(struct gbb_conn *c, const struct gbb_opts *o,
+			 char *err, size_t errlen)
+{
+	struct gb_fleet_server *srv;
+	size_t n, i;
+	int ret;
+
+	ret = gb_fleet_parse(o->servers, &srv, &n);
+	if (ret) {
+		snprintf(err, errlen, "bad server list: %s", gb_strerror(ret));
+		return ret;
+	}
+	for (i = 0; i < n; i++)
+		srv[i].conn.spin_us = o->spin_us;
+	ret = gb_fleet_create(NULL, srv, n, &c->fl);
+	free(srv);
+	if (ret)
+		snprintf(err, errlen, "gb_fleet_create: %s",
+			 gb_fleet_errmsg(NULL));
+	return ret;
+}
+
 static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 				char *err, size_t errlen)
 {
@@ -81,7 +110,7 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 	int ret;
 
 	port = strtoul(o->port, &end, 10);
-	if (*end || !port || port > 65535) {
+	if (!o->servers && (*end || !port || port > 65535)) {
 		snprintf(err, errlen, "bad port '%s'", o->port);
 		return NULL;
 	}
@@ -99,6 +128,13 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 	}
 	c->depth = depth;
 	c->validate = o->validate;
+	if (o->servers) {
+		if (lg_open_fleet(c, o, err, errlen)) {
+			lg_free(c);
+			return NULL;
+		}
+		return c;
+	}
 	gb_connect_opts_init(&co);
 	co.transport = o->transport == GBB_RDMA ? GB_TRANSPORT_RDMA :
 						  GB_TRANSPORT_TCP;
@@ -116,6 +152,7 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 
 static void lg_close(struct gbb_conn *c)
 {
+	gb_fleet_destroy(c->fl);
 	gb_close(c->gc);
 	lg_free(c);
 }
@@ -123,8 +160,17 @@ static void lg_close(struct gbb_conn *c)
 static int lg_set(struct gbb_conn *c, const char *key, size_t klen,
 		  const void *val, size_t len)
 {
-	int ret = gb_set(c->gc, key, klen, val, len, 0, 0);
+	int ret;
 
+	if (c->fl) {
+		ret = gb_fleet_set(c->fl, key, klen, val, len, 0, 0);
+		if (!ret)
+			return GBB_OK;
+		fprintf(stderr, "gb_fleet_set: %s: %s\n", gb_strerror(ret),
+			gb_fleet_errmsg(c->fl));
+		return lg_status(ret) == GBB_OK ? GBB_PROTO : lg_status(ret);
+	}
+	ret = gb_set(c->gc, key, klen, val, len, 0, 0);
 	if (!ret)
 		return GBB_OK;
 	fprintf(stderr, "gb_set: %s: %s\n", gb_strerror(ret),
@@ -201,7 +247,7 @@ static void lg_flush(struct gbb_conn *c)
 	unsigned int i;
 	int ret;
 
-	if (c->nq == 1) {
+	if (c->nq == 1 && !c->fl) {
 		struct lg_req *r = &c->q[0];
 
 		ret = gb_get(c->gc, r->key, r->klen, &v);
@@ -225,8 +271,12 @@ static void lg_flush(struct gbb_conn *c)
 			c->keys[i] = c->q[i].key;
 			c->klens[i] = c->q[i].klen;
 		}
-		ret = gb_get_many(c->gc, c->nq, c->keys, c->klens, lg_many_cb,
-				  c);
+		if (c->fl)
+			ret = gb_fleet_get_many(c->fl, c->nq, c->keys,
+						c->klens, lg_many_cb, c);
+		else
+			ret = gb_get_many(c->gc, c->nq, c->keys, c->klens,
+					  lg_many_cb, c);
 		for (i = 0; i < c->nq; i++)
 			if (!c->q[i].done)
 				lg_chunk(c, &c->q[i], ret ? ret : -GB_EPROTO,

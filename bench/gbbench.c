@@ -95,6 +95,8 @@ static struct gbb_conn *open_conn(unsigned int depth)
 	char err[256] = "unknown error";
 	struct gbb_conn *c = be->open(&opt, depth, err, sizeof(err));
 
+	if (!c && opt.servers)
+		die(EXIT_UNREACH, "%s %s: %s", be->name, opt.servers, err);
 	if (!c)
 		die(EXIT_UNREACH, "%s %s:%s: %s", be->name, opt.addr, opt.port,
 		    err);
@@ -657,6 +659,9 @@ static const char usage_text[] =
 	"  -a, --addr ADDR         server address (default 127.0.0.1)\n"
 	"  -p, --port PORT         server port (default 11211)\n"
 	"  -t, --transport T       rdma or tcp (memcache text) (default tcp)\n"
+	"      --servers LIST      a libgoblin server set instead of -a/-p/-t:\n"
+	"                          [tcp|rdma://]HOST[:PORT][/WEIGHT][=RING_NAME],...\n"
+	"                          keys placed with ketama (Documentation/fleet.rst)\n"
 	"      --client C          auto, lib (libgoblin) or builtin (tcp only)\n"
 	"  -n, --count N           objects in the corpus (default 256)\n"
 	"  -s, --size BYTES        object size, K/M suffixes (default 256K)\n"
@@ -689,12 +694,14 @@ static void print_usage(FILE *f)
 enum {
 	OPT_CLIENT = 256, OPT_LOADQPS, OPT_LATW, OPT_LATR, OPT_CONFIRM,
 	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH, OPT_LATSPIN,
+	OPT_SERVERS,
 };
 
 static const struct option longopts[] = {
 	{ "addr", required_argument, NULL, 'a' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "transport", required_argument, NULL, 't' },
+	{ "servers", required_argument, NULL, OPT_SERVERS },
 	{ "client", required_argument, NULL, OPT_CLIENT },
 	{ "count", required_argument, NULL, 'n' },
 	{ "size", required_argument, NULL, 's' },
@@ -773,6 +780,9 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case OPT_CLIENT:
 			opt.client = optarg;
+			break;
+		case OPT_SERVERS:
+			opt.servers = optarg;
 			break;
 		case 'n':
 			opt.count = parse_uint(optarg, "count");
@@ -864,11 +874,13 @@ static void pick_backend(void)
 		die(EXIT_USAGE, "client: auto, lib or builtin");
 	if (builtin && opt.transport == GBB_RDMA)
 		die(EXIT_USAGE, "the built-in client only speaks tcp");
+	if (builtin && opt.servers)
+		die(EXIT_USAGE, "server sets need the libgoblin client");
 	if (!builtin && gbb_be_libgoblin) {
 		be = gbb_be_libgoblin;
 		return;
 	}
-	if (lib || opt.transport == GBB_RDMA)
+	if (lib || opt.transport == GBB_RDMA || opt.servers)
 		die(EXIT_NOCLIENT, "libgoblin client not available: %s",
 		    gbb_libgoblin_why);
 	be = &gbb_be_mctcp;
@@ -886,6 +898,8 @@ static void print_params(int argc, char **argv)
 	       be->name, opt.transport == GBB_RDMA ? "rdma" : "tcp",
 	       opt.addr, opt.port, opt.count, (unsigned long long)opt.size,
 	       (unsigned long long)opt.seed, opt.validate, opt.lat_spin_us);
+	if (opt.servers)
+		printf("fleet: servers=%s\n", opt.servers);
 }
 
 int main(int argc, char **argv)

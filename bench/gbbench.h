@@ -41,6 +41,7 @@ struct gbb_opts {
 	const char *port;
 	enum gbb_transport transport;
 	const char *client;		/* "lib" or "builtin" */
+	const char *servers;		/* libgoblin server set, or NULL */
 	unsigned int count;		/* objects in the corpus */
 	uint64_t size;			/* bytes per object */
 	unsigned int qps[GBB_MAX_LIST];	/* throughput sweep, QPs */
