@@ -94,7 +94,9 @@ kmod-all:
 		{ echo "no supported kernel installed: run 'make deps'" >&2; exit 1; }; \
 	for k in $$kv; do scripts/build-kmod $$k; done
 
-# lib comes first: goblinctl, the tests and the benchmark link against it.
+# lib comes first: goblinctl, the tests and the benchmark link against it;
+# examples/ finds it with pkg-config (lib/goblin-uninstalled.pc).
+export PKG_CONFIG_PATH := $(CURDIR)/lib$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 user:
 	@for d in $(USER_DIRS); do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; \
@@ -104,6 +106,7 @@ modules_install:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
 examples:
+	$(MAKE) -C lib
 	$(MAKE) -C examples
 
 # Userspace only; the module is installed with DKMS (README) or
@@ -111,8 +114,7 @@ examples:
 # the command line; ldconfig runs only for a real (DESTDIR-less) install.
 install:
 	@set -e; for d in $(INSTALL_DIRS); do $(MAKE) -C $$d install; done
-	$(MAKE) -C tools/goblinctl install $(CTL_DIRS) \
-		CFLAGS="$(CPPFLAGS) $(or $(CFLAGS),-O2 -g)"
+	$(MAKE) -C tools/goblinctl install $(CTL_DIRS)
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
 		echo ldconfig; ldconfig; fi
 
