@@ -19,7 +19,17 @@
 #   make kmod-all   goblin.ko for every supported installed kernel
 #   make fuzz       run every libFuzzer target (FUZZ_SECONDS=N each)
 #   make checkpatch run checkpatch.pl --strict over the tree
-#   make install    install goblinctl, gbcli and libgoblin (PREFIX, DESTDIR)
+#   make install    install goblinctl, gbcli, libgoblin (library, headers,
+#                   uapi headers, goblin.pc, man pages) under DESTDIR/PREFIX
+#                   (default /usr/local); builds nothing but those
+#   make uninstall  remove what make install installed (same PREFIX, DESTDIR)
+#   make examples   the example programs of examples/ (against lib/)
+#   make check-packages  build the Debian packages, lintian them, and test
+#                   them (tests/packages/check; slow)
+#
+# WERROR=1 makes compiler warnings errors; the check targets and CI set it,
+# a plain `make` / `make install` (releases, distribution packages) do not.
+# CPPFLAGS, CFLAGS and LDFLAGS are honoured by every userspace build.
 #
 # KVER names the kernel the tests boot and build/kmod-KVER/goblin.ko is built
 # for. Default: the kernel of KDIR if KDIR is given, else the newest
@@ -45,10 +55,24 @@ PWD  := $(CURDIR)
 # The module `make check`, `make demo` and `make bench` load.
 KO    = $(CURDIR)/build/kmod-$(KVER)/goblin.ko
 
-USER_DIRS := lib tools/goblinctl tools/gbcli tests/func/lib tests/func/fleet tests/func/model tests/func/abuse tests/func/rdma tests/func/nlfuzz tests/unit tests/kselftest bench
+WERROR ?= 0
+export WERROR
+
+# Installed from: the library and gbcli (their Makefiles have install and
+# uninstall rules), goblinctl (installed by its Makefile, uninstalled here
+# from the same directories). The rest are tests and benchmarks.
+INSTALL_DIRS := lib tools/gbcli
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+CTL_DIRS = PREFIX=$(PREFIX) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR) \
+	BASHCOMPDIR=$(BASHCOMPDIR)
+USER_DIRS := lib tools/goblinctl tools/gbcli examples tests/func/lib tests/func/fleet tests/func/model tests/func/abuse tests/func/rdma tests/func/nlfuzz tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
-	checkpatch fuzz install modules_install kmod kmod-all need-kver \
+	checkpatch fuzz install uninstall modules_install kmod kmod-all \
+	need-kver examples check-packages \
 	check-debug check-debug-ci kmod-debug
 
 all: module user
@@ -70,7 +94,9 @@ kmod-all:
 		{ echo "no supported kernel installed: run 'make deps'" >&2; exit 1; }; \
 	for k in $$kv; do scripts/build-kmod $$k; done
 
-# lib comes first: goblinctl, the tests and the benchmark link against it.
+# lib comes first: goblinctl, the tests and the benchmark link against it;
+# examples/ finds it with pkg-config (lib/goblin-uninstalled.pc).
+export PKG_CONFIG_PATH := $(CURDIR)/lib$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 user:
 	@for d in $(USER_DIRS); do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; \
@@ -79,13 +105,31 @@ user:
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
+examples:
+	$(MAKE) -C lib
+	$(MAKE) -C examples
+
 # Userspace only; the module is installed with DKMS (README) or
-# `make modules_install`.
-install: user
-	$(MAKE) -C lib install
-	$(MAKE) -C tools/goblinctl install
-	$(MAKE) -C tools/gbcli install
-	-ldconfig
+# `make modules_install`. PREFIX and DESTDIR reach every sub-make through
+# the command line; ldconfig runs only for a real (DESTDIR-less) install.
+install:
+	@set -e; for d in $(INSTALL_DIRS); do $(MAKE) -C $$d install; done
+	$(MAKE) -C tools/goblinctl install $(CTL_DIRS)
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
+		echo ldconfig; ldconfig; fi
+
+uninstall:
+	@set -e; for d in $(INSTALL_DIRS); do $(MAKE) -C $$d uninstall; done
+	rm -f $(DESTDIR)$(SBINDIR)/goblinctl \
+	      $(DESTDIR)$(MANDIR)/man8/goblinctl.8 \
+	      $(DESTDIR)$(BASHCOMPDIR)/goblinctl
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
+		echo ldconfig; ldconfig; fi
+
+# Build the .debs (dpkg-buildpackage into build/packages/), lintian them,
+# then install and exercise them in the test guest.
+check-packages: deps
+	+tests/packages/check
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(PWD) clean
@@ -102,24 +146,24 @@ deps:
 SUBMAKE = $(MAKE) --no-print-directory
 
 check: deps
-	+$(SUBMAKE) user
+	+$(SUBMAKE) user WERROR=1
 	+$(SUBMAKE) kmod
 	KVER=$(KVER) GOBLIN_KO=$(KO) tests/check
 
 # Builds goblin.ko for each kernel itself: a build failure on any kernel
 # counts as a failure in its closing line.
 check-all: deps
-	+$(SUBMAKE) user
+	+$(SUBMAKE) user WERROR=1
 	+tests/check-all
 
 # The debug-kernel lane (Documentation/testing.rst): the kernel is built
 # once into $(GOBLIN_CACHE)/debug-kernel/ (default ~/.cache/goblin).
 check-debug: deps
-	+$(SUBMAKE) user
+	+$(SUBMAKE) user WERROR=1
 	+tests/debug/check
 
 check-debug-ci: deps
-	+$(SUBMAKE) user
+	+$(SUBMAKE) user WERROR=1
 	+tests/debug/check --ci
 
 kmod-debug:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libgoblin: transport-independent entry points, argument checks, error
  * reporting and the generic copy path.
@@ -149,20 +149,67 @@ int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...)
 	return -err;
 }
 
-void gb_connect_opts_init(struct gb_connect_opts *o)
+const char *gb_version(void)
 {
-	memset(o, 0, sizeof(*o));
+	return GB_VERSION_BUILD;
+}
+
+unsigned int gb_version_number(void)
+{
+	return GB_VERSION_NUMBER;
+}
+
+int gb_struct_in(void *dst, size_t dsize, const void *src, size_t ssize)
+{
+	const unsigned char *tail = (const unsigned char *)src + dsize;
+	size_t i;
+
+	/* This is the first layout: no older, smaller one to convert. */
+	if (ssize < dsize)
+		return -GB_EINVAL;
+	/* From newer headers: fine as long as the new fields are unused. */
+	for (i = 0; i < ssize - dsize; i++)
+		if (tail[i])
+			return -GB_ENOTSUP;
+	memcpy(dst, src, dsize);
+	return 0;
+}
+
+int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize)
+{
+	if (dsize < ssize)
+		return -GB_EINVAL;
+	memcpy(dst, src, ssize);
+	memset((char *)dst + ssize, 0, dsize - ssize);
+	return 0;
+}
+
+void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size)
+{
+	if (!o || size < sizeof(*o))
+		return;
+	memset(o, 0, size);
 	o->transport = GB_TRANSPORT_TCP;
 	o->host = "127.0.0.1";
 	o->port = 11211;
 }
 
-int gb_connect(const struct gb_connect_opts *o, struct gb_conn **connp)
+int gb_connect_sz(const struct gb_connect_opts *uo, size_t size,
+		  struct gb_conn **connp)
 {
+	struct gb_connect_opts opts, *o = &opts;
 	int ret;
 
 	gb_connect_err[0] = '\0';
-	if (!o || !connp || !o->host) {
+	ret = uo ? gb_struct_in(&opts, sizeof(opts), uo, size) : -GB_EINVAL;
+	if (ret) {
+		snprintf(gb_connect_err, sizeof(gb_connect_err), "%s",
+			 ret == -GB_ENOTSUP ?
+			 "options use fields this libgoblin does not know" :
+			 "invalid argument");
+		return ret;
+	}
+	if (!connp || !o->host) {
 		snprintf(gb_connect_err, sizeof(gb_connect_err),
 			 "invalid argument");
 		return -GB_EINVAL;
@@ -223,12 +270,14 @@ static int gb_precheck(struct gb_conn *c, const char *key, size_t klen)
  * gb_release() when done, also after an early stop.
  * Return: 0, -GB_ENOTFOUND, or another negative GB_E* code.
  */
-int gb_get(struct gb_conn *c, const char *key, size_t klen, struct gb_view *v)
+int gb_get_sz(struct gb_conn *c, const char *key, size_t klen,
+	      struct gb_view *v, size_t size)
 {
 	int ret;
 
-	if (!c || !v)
+	if (!c || !v || size < sizeof(*v))
 		return -GB_EINVAL;
+	memset((char *)v + sizeof(*v), 0, size - sizeof(*v));
 	memset(v, 0, sizeof(*v));
 	v->slot = -1;
 	ret = gb_precheck(c, key, klen);
@@ -251,11 +300,11 @@ int gb_get(struct gb_conn *c, const char *key, size_t klen, struct gb_view *v)
  * The memory of the previous chunk is given back to the library.
  * Return: 0, -GB_EINVAL if @v already held the last chunk, or an error.
  */
-int gb_view_next(struct gb_view *v)
+int gb_view_next_sz(struct gb_view *v, size_t size)
 {
 	struct gb_conn *c;
 
-	if (!v || !v->conn)
+	if (!v || size < sizeof(*v) || !v->conn)
 		return -GB_EINVAL;
 	c = v->conn;
 	if (gb_view_last(v))
@@ -269,9 +318,9 @@ int gb_view_next(struct gb_view *v)
  * gb_release() - give the memory behind a view back to the library
  * @v: view from gb_get() (may be mid-value, or already released)
  */
-void gb_release(struct gb_view *v)
+void gb_release_sz(struct gb_view *v, size_t size)
 {
-	if (!v || !v->conn)
+	if (!v || size < sizeof(*v) || !v->conn)
 		return;
 	v->conn->be->release(v->conn, v);
 	v->conn = NULL;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libgoblin server sets: routing by ketama, lazy connections, down
  * marking with retry backoff, optional failover along the ring and the
@@ -80,16 +80,20 @@ struct gb_fleet {
 	char err[GB_ERRMSG_LEN];
 };
 
-void gb_fleet_server_init(struct gb_fleet_server *s)
+void gb_fleet_server_init_sz(struct gb_fleet_server *s, size_t size)
 {
-	memset(s, 0, sizeof(*s));
+	if (!s || size < sizeof(*s))
+		return;
+	memset(s, 0, size);
 	gb_connect_opts_init(&s->conn);
 	s->weight = 1;
 }
 
-void gb_fleet_opts_init(struct gb_fleet_opts *o)
+void gb_fleet_opts_init_sz(struct gb_fleet_opts *o, size_t size)
 {
-	memset(o, 0, sizeof(*o));
+	if (!o || size < sizeof(*o))
+		return;
+	memset(o, 0, size);
 	o->retry_ms = FLEET_RETRY_MS;
 	o->retry_max_ms = FLEET_RETRY_MAX_MS;
 }
@@ -207,16 +211,17 @@ static int parse_one(const char *s, const char *e, struct gb_fleet_server *srv,
 	return 0;
 }
 
-int gb_fleet_parse(const char *list, struct gb_fleet_server **servers,
-		   size_t *n)
+int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
+		      size_t size, size_t *n)
 {
-	struct gb_fleet_server *arr;
+	struct gb_fleet_server one;
+	char *arr;
 	const char *p, *s;
 	size_t cnt = 0, len, i = 0;
 	char *strs;
 	int ret;
 
-	if (!list || !servers || !n)
+	if (!list || !servers || !n || size < sizeof(one))
 		return -GB_EINVAL;
 	for (p = list; *p;) {
 		while (*p && list_sep(*p))
@@ -231,10 +236,10 @@ int gb_fleet_parse(const char *list, struct gb_fleet_server **servers,
 		return -GB_EINVAL;
 	len = strlen(list);
 	/* Host and ring name of an entry fit in its own length plus two NULs. */
-	arr = malloc(cnt * sizeof(*arr) + len + 2 * cnt);
+	arr = malloc(cnt * size + len + 2 * cnt);
 	if (!arr)
 		return -GB_ENOMEM;
-	strs = (char *)(arr + cnt);
+	strs = arr + cnt * size;
 	for (p = list; *p;) {
 		while (*p && list_sep(*p))
 			p++;
@@ -243,13 +248,14 @@ int gb_fleet_parse(const char *list, struct gb_fleet_server **servers,
 		s = p;
 		while (*p && !list_sep(*p))
 			p++;
-		ret = parse_one(s, p, &arr[i++], &strs);
+		ret = parse_one(s, p, &one, &strs);
 		if (ret) {
 			free(arr);
 			return ret;
 		}
+		gb_struct_out(arr + i++ * size, size, &one, sizeof(one));
 	}
-	*servers = arr;
+	*servers = (struct gb_fleet_server *)arr;
 	*n = cnt;
 	return 0;
 }
@@ -332,10 +338,11 @@ static int srv_init(struct gb_fleet *f, struct fleet_srv *s,
 	return 0;
 }
 
-int gb_fleet_create(const struct gb_fleet_opts *o,
-		    const struct gb_fleet_server *servers, size_t n,
-		    struct gb_fleet **fleetp)
+int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
+		       const struct gb_fleet_server *servers, size_t ssize,
+		       size_t n, struct gb_fleet **fleetp)
 {
+	struct gb_fleet_server in;
 	const char **names = NULL;
 	uint32_t *weights = NULL, *points = NULL;
 	struct gb_fleet *f;
@@ -350,10 +357,15 @@ int gb_fleet_create(const struct gb_fleet_opts *o,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return create_fail(-GB_ENOMEM, "out of memory");
-	if (o)
-		f->o = *o;
-	else
+	if (o) {
+		ret = gb_struct_in(&f->o, sizeof(f->o), o, osize);
+		if (ret) {
+			free(f);
+			return create_fail(ret, "fleet options of an unknown layout");
+		}
+	} else {
 		gb_fleet_opts_init(&f->o);
+	}
 	if (f->o.retry_ms <= 0)
 		f->o.retry_ms = FLEET_RETRY_MS;
 	if (f->o.retry_max_ms <= 0)
@@ -371,7 +383,13 @@ int gb_fleet_create(const struct gb_fleet_opts *o,
 	}
 	for (i = 0; i < n; i++) {
 		f->n = i + 1;
-		ret = srv_init(f, &f->srv[i], &servers[i], i);
+		ret = gb_struct_in(&in, sizeof(in),
+				   (const char *)servers + i * ssize, ssize);
+		if (ret) {
+			create_fail(ret, "server %zu: unknown layout", i);
+			goto fail;
+		}
+		ret = srv_init(f, &f->srv[i], &in, i);
 		if (ret)
 			goto fail;
 		for (j = 0; j < i; j++) {
@@ -422,13 +440,14 @@ size_t gb_fleet_server_for_key(const struct gb_fleet *f, const char *key,
 					  gb_ketama_hash(key, klen))].server;
 }
 
-int gb_fleet_state(const struct gb_fleet *f, size_t i,
-		   struct gb_fleet_state *st)
+int gb_fleet_state_sz(const struct gb_fleet *f, size_t i,
+		      struct gb_fleet_state *ust, size_t size)
 {
+	struct gb_fleet_state state, *st = &state;
 	const struct fleet_srv *s;
 	uint64_t now;
 
-	if (!f || !st || i >= f->n)
+	if (!f || !ust || i >= f->n || size < sizeof(state))
 		return -GB_EINVAL;
 	s = &f->srv[i];
 	now = gb_now_ns();
@@ -444,7 +463,7 @@ int gb_fleet_state(const struct gb_fleet *f, size_t i,
 	st->failures = s->failures;
 	st->last_err = s->last_err;
 	st->errmsg = s->err[0] ? s->err : "";
-	return 0;
+	return gb_struct_out(ust, size, st, sizeof(*st));
 }
 
 /*

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libgoblin internals: the transport-independent connection object and the
  * table of operations each backend provides.
@@ -83,6 +83,15 @@ int gb_fail(struct gb_conn *c, int err, const char *fmt, ...);
 __printf(3, 4)
 int gb_fatal(struct gb_conn *c, int err, const char *fmt, ...);
 int gb_server_text_err(struct gb_conn *c, const char *line, size_t len);
+/*
+ * Structures the caller allocates (ABI rule in <goblin/client.h>):
+ * gb_struct_in() copies the caller's @ssize bytes into the library's own
+ * @dsize ones (-GB_EINVAL if too small, -GB_ENOTSUP if a field this library
+ * does not know is set); gb_struct_out() fills the caller's @dsize bytes
+ * from the library's @ssize ones, zeroing what it does not know.
+ */
+int gb_struct_in(void *dst, size_t dsize, const void *src, size_t ssize);
+int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize);
 size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len);
 
 int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,

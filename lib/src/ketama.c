@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libgoblin: ketama consistent hashing, placed exactly where libmemcached
  * (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED) and twemproxy (distribution: ketama)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libgoblin RDMA backend: Goblin protocol v3 (uapi/linux/goblin_rdma.h)
  * over one RC queue pair set up with librdmacm.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libgoblin TCP backend: the classic memcache text protocol (get, set,
  * delete, touch). Works against Goblin Store's memcache listener and any

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Goblin Store: kernel-style compiler attribute macros for the userspace
  * code (libgoblin, tools, tests, benchmark, fuzzer), so that it can follow

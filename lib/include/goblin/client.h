@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libgoblin: userspace client library for Goblin Store.
  *
@@ -14,7 +14,15 @@
  * detailed message of the last failure on a connection (for example the
  * text a server sent with SERVER_ERROR).
  *
- * See Documentation/libgoblin.rst.
+ * ABI: the library never depends on the size of a structure the caller
+ * allocates. Every function taking or filling such a structure (struct
+ * gb_connect_opts, struct gb_view, and those of <goblin/fleet.h>) is an
+ * inline wrapper passing sizeof() of the caller's structure to a *_sz
+ * entry point; fields are only ever appended, and a library accepts the
+ * sizes of every older version of its headers. struct gb_timestamps is
+ * frozen: it never changes.
+ *
+ * See libgoblin(3) and Documentation/libgoblin.rst.
  */
 #ifndef _GOBLIN_CLIENT_H
 #define _GOBLIN_CLIENT_H
@@ -22,9 +30,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <goblin/version.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library is built with -fvisibility=hidden: these are its API. */
+#pragma GCC visibility push(default)
 
 #define GB_KEY_MAX	250			/* bytes */
 #define GB_VALUE_MAX	(16u * 1024 * 1024)	/* bytes */
@@ -76,7 +89,8 @@ enum gb_error {
  *               spin (always sleep). Spinning trades a CPU for lower
  *               latency.
  *
- * Call gb_connect_opts_init() first so new fields get defaults.
+ * Call gb_connect_opts_init() first so new fields get defaults. Fields
+ * are only ever appended (see the ABI note at the top).
  */
 struct gb_connect_opts {
 	enum gb_transport transport;
@@ -102,6 +116,8 @@ struct gb_connect_opts {
  * @complete_ns: response fully processed
  *
  * Fields not applicable to an operation (e.g. payload for a set) are 0.
+ * This structure is frozen (part of the ABI of struct gb_view and
+ * gb_get_copy()): it never gains fields.
  */
 struct gb_timestamps {
 	uint64_t submit_ns;
@@ -127,6 +143,10 @@ struct gb_conn;
  * Over RDMA @data points into the registered receive window the server
  * wrote the chunk to; a value larger than one window arrives as several
  * chunks in successive windows. Over TCP the whole value is one chunk.
+ *
+ * The caller provides the memory but the library knows its size (gb_get()
+ * passes sizeof(*v)): later versions append public fields after @slot and
+ * fill them only for callers whose structure has them.
  */
 struct gb_view {
 	const void *data;
@@ -161,8 +181,19 @@ static inline int gb_view_last(const struct gb_view *v)
 typedef void (*gb_chunk_fn)(void *arg, size_t idx, int status,
 			    const struct gb_view *v);
 
-void gb_connect_opts_init(struct gb_connect_opts *o);
-int gb_connect(const struct gb_connect_opts *o, struct gb_conn **connp);
+/* Sized entry points behind the inline wrappers below. */
+void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size);
+int gb_connect_sz(const struct gb_connect_opts *o, size_t size,
+		  struct gb_conn **connp);
+int gb_get_sz(struct gb_conn *c, const char *key, size_t klen,
+	      struct gb_view *v, size_t size);
+int gb_view_next_sz(struct gb_view *v, size_t size);
+void gb_release_sz(struct gb_view *v, size_t size);
+
+/* Version of the library in use (GB_VERSION_* give the headers'). */
+const char *gb_version(void);
+unsigned int gb_version_number(void);	/* GB_VERSION_ENCODE() form */
+
 void gb_close(struct gb_conn *c);
 
 const char *gb_strerror(int err);
@@ -170,11 +201,6 @@ const char *gb_errmsg(const struct gb_conn *c);
 const char *gb_transport_name(enum gb_transport t);
 const char *gb_rdma_reject_str(unsigned int reason);
 int gb_transport_parse(const char *name, enum gb_transport *t);
-
-int gb_get(struct gb_conn *c, const char *key, size_t klen,
-	   struct gb_view *v);
-int gb_view_next(struct gb_view *v);
-void gb_release(struct gb_view *v);
 
 int gb_get_copy(struct gb_conn *c, const char *key, size_t klen,
 		void *buf, size_t buflen, size_t *vlen, uint32_t *flags,
@@ -190,6 +216,35 @@ int gb_touch(struct gb_conn *c, const char *key, size_t klen,
 	     uint32_t exptime);
 
 void gb_last_timestamps(const struct gb_conn *c, struct gb_timestamps *ts);
+
+#pragma GCC visibility pop
+
+static inline void gb_connect_opts_init(struct gb_connect_opts *o)
+{
+	gb_connect_opts_init_sz(o, sizeof(*o));
+}
+
+static inline int gb_connect(const struct gb_connect_opts *o,
+			     struct gb_conn **connp)
+{
+	return gb_connect_sz(o, sizeof(*o), connp);
+}
+
+static inline int gb_get(struct gb_conn *c, const char *key, size_t klen,
+			 struct gb_view *v)
+{
+	return gb_get_sz(c, key, klen, v, sizeof(*v));
+}
+
+static inline int gb_view_next(struct gb_view *v)
+{
+	return gb_view_next_sz(v, sizeof(*v));
+}
+
+static inline void gb_release(struct gb_view *v)
+{
+	gb_release_sz(v, sizeof(*v));
+}
 
 #ifdef __cplusplus
 }

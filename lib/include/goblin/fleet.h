@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libgoblin server sets ("fleets"): one client handle over several Goblin
  * or memcache servers, keys placed with ketama consistent hashing.
@@ -20,7 +20,12 @@
  * fail fast, or with &struct gb_fleet_opts.failover go to the next server
  * on the ring. The first request after the interval reconnects.
  *
- * See Documentation/fleet.rst.
+ * ABI: struct gb_fleet_server, struct gb_fleet_opts and struct
+ * gb_fleet_state follow the rule of <goblin/client.h>: the functions using
+ * them are inline wrappers passing the caller's sizeof() to *_sz entry
+ * points (an array of servers is walked with the caller's element size).
+ *
+ * See libgoblin(3) and Documentation/fleet.rst.
  */
 #ifndef _GOBLIN_FLEET_H
 #define _GOBLIN_FLEET_H
@@ -30,6 +35,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#pragma GCC visibility push(default)
 
 #define GB_FLEET_MAX_SERVERS	1024
 #define GB_FLEET_NAME_MAX	1024	/* bytes of a ring name */
@@ -111,8 +118,8 @@ struct gb_fleet_state {
 
 struct gb_fleet;
 
-void gb_fleet_server_init(struct gb_fleet_server *s);
-void gb_fleet_opts_init(struct gb_fleet_opts *o);
+void gb_fleet_server_init_sz(struct gb_fleet_server *s, size_t size);
+void gb_fleet_opts_init_sz(struct gb_fleet_opts *o, size_t size);
 
 /**
  * gb_fleet_parse() - parse a server list
@@ -126,8 +133,8 @@ void gb_fleet_opts_init(struct gb_fleet_opts *o);
  *
  * Return: 0, -GB_EINVAL (malformed list) or -GB_ENOMEM.
  */
-int gb_fleet_parse(const char *list, struct gb_fleet_server **servers,
-		   size_t *n);
+int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
+		      size_t size, size_t *n);
 
 /**
  * gb_fleet_create() - make a fleet over @n servers
@@ -141,9 +148,9 @@ int gb_fleet_parse(const char *list, struct gb_fleet_server **servers,
  * Return: 0, -GB_EINVAL (bad server, duplicate ring name, weight above
  * GB_FLEET_WEIGHT_MAX) or -GB_ENOMEM; gb_fleet_errmsg(NULL) says why.
  */
-int gb_fleet_create(const struct gb_fleet_opts *o,
-		    const struct gb_fleet_server *servers, size_t n,
-		    struct gb_fleet **fleetp);
+int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
+		       const struct gb_fleet_server *servers, size_t ssize,
+		       size_t n, struct gb_fleet **fleetp);
 void gb_fleet_destroy(struct gb_fleet *f);
 
 /**
@@ -178,8 +185,8 @@ size_t gb_fleet_server_for_key(const struct gb_fleet *f, const char *key,
  *
  * Return: 0 or -GB_EINVAL.
  */
-int gb_fleet_state(const struct gb_fleet *f, size_t i,
-		   struct gb_fleet_state *st);
+int gb_fleet_state_sz(const struct gb_fleet *f, size_t i,
+		      struct gb_fleet_state *st, size_t size);
 
 /*
  * Keyed requests: as gb_get_copy(), gb_set(), gb_delete() and gb_touch(),
@@ -223,6 +230,38 @@ int gb_fleet_touch(struct gb_fleet *f, const char *key, size_t klen,
  */
 int gb_fleet_get_many(struct gb_fleet *f, size_t n, const char *const *keys,
 		      const size_t *klens, gb_chunk_fn fn, void *arg);
+
+#pragma GCC visibility pop
+
+static inline void gb_fleet_server_init(struct gb_fleet_server *s)
+{
+	gb_fleet_server_init_sz(s, sizeof(*s));
+}
+
+static inline void gb_fleet_opts_init(struct gb_fleet_opts *o)
+{
+	gb_fleet_opts_init_sz(o, sizeof(*o));
+}
+
+static inline int gb_fleet_parse(const char *list,
+				 struct gb_fleet_server **servers, size_t *n)
+{
+	return gb_fleet_parse_sz(list, servers, sizeof(**servers), n);
+}
+
+static inline int gb_fleet_create(const struct gb_fleet_opts *o,
+				  const struct gb_fleet_server *servers,
+				  size_t n, struct gb_fleet **fleetp)
+{
+	return gb_fleet_create_sz(o, sizeof(*o), servers, sizeof(*servers), n,
+				  fleetp);
+}
+
+static inline int gb_fleet_state(const struct gb_fleet *f, size_t i,
+				 struct gb_fleet_state *st)
+{
+	return gb_fleet_state_sz(f, i, st, sizeof(*st));
+}
 
 #ifdef __cplusplus
 }
