@@ -42,6 +42,7 @@
 #include <linux/goblin.h>
 
 #include "compat.h"
+#include "events.h"
 #include "goblin.h"
 #include "listener.h"
 #include "netlink.h"
@@ -1266,8 +1267,8 @@ static void gb_nl_event_send(struct sk_buff *skb, void *hdr)
  * @addr: bound address
  * @up:   true when it started, false when it stopped
  */
-void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
-			  const struct sockaddr_storage *addr, bool up)
+static void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
+				 const struct sockaddr_storage *addr, bool up)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1297,8 +1298,9 @@ out:
  * @peer:        remote address
  * @open:        true on accept, false on close
  */
-void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
-		      const struct sockaddr_storage *peer, bool open)
+static void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id,
+			     u64 id, const struct sockaddr_storage *peer,
+			     bool open)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1326,7 +1328,7 @@ out:
  * @name:  device name
  * @added: true when added
  */
-void gb_nl_event_device(const char *name, bool added)
+static void gb_nl_event_device(const char *name, bool added)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1352,9 +1354,9 @@ out:
  * @peer:   remote address (may be NULL)
  * @reason: short static description
  */
-void gb_nl_event_safety(enum gb_listener_kind kind,
-			const struct sockaddr_storage *peer,
-			const char *reason)
+static void gb_nl_event_safety(enum gb_listener_kind kind,
+			       const struct sockaddr_storage *peer,
+			       const char *reason)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1384,7 +1386,7 @@ out:
  * @limit:   budget in bytes
  * @evicted: objects evicted since load
  */
-void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
+static void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1405,6 +1407,14 @@ void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
 out:
 	rcu_read_unlock();
 }
+
+static const struct gb_event_sink gb_nl_event_sink = {
+	.listener = gb_nl_event_listener,
+	.conn = gb_nl_event_conn,
+	.device = gb_nl_event_device,
+	.safety = gb_nl_event_safety,
+	.pressure = gb_nl_event_pressure,
+};
 
 /* ---------------------------------------------------------------------- */
 /* Family                                                                 */
@@ -1542,6 +1552,7 @@ int gb_netlink_init(void)
 	if (err)
 		return err;
 	WRITE_ONCE(gb_nl_ready, true);
+	gb_events_set_sink(&gb_nl_event_sink);
 	gb_nl_dbg_init();
 	return 0;
 }
@@ -1550,8 +1561,9 @@ void gb_netlink_exit(void)
 {
 	debugfs_remove(gb_nl_dbg);
 	gb_nl_dbg = NULL;
+	gb_events_set_sink(NULL);
 	WRITE_ONCE(gb_nl_ready, false);
-	/* Wait for event senders that saw gb_nl_ready == true. */
+	/* Wait for event senders that saw the sink or gb_nl_ready == true. */
 	synchronize_rcu();
 	genl_unregister_family(&gb_nl_family);
 }

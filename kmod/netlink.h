@@ -2,12 +2,8 @@
 /*
  * Goblin Store: generic netlink control plane, kernel-side API.
  *
- * Transports report events through gb_nl_event_*(). Every function here may
- * be called from any context (process, softirq, with spinlocks held), at
- * any time (also before the family is registered and after it is gone, in
- * which case it does nothing), and never fails from the caller's point of
- * view: events are best effort and dropped under memory pressure or when
- * nobody listens.
+ * Transports report events through kmod/events.h, whose sink this file
+ * implements.
  *
  * Connection dumps: a transport that can enumerate its connections
  * registers a walker with gb_nl_set_conn_walk() at init and clears it
@@ -70,20 +66,5 @@ typedef int (*gb_conn_visit_fn)(const struct gb_conn_info *info, void *arg);
 typedef int (*gb_conn_walk_fn)(u64 *cursor, gb_conn_visit_fn fn, void *arg);
 
 void gb_nl_set_conn_walk(enum gb_listener_kind kind, gb_conn_walk_fn walk);
-
-/* A listener started (@up) or stopped. */
-void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
-			  const struct sockaddr_storage *addr, bool up);
-/* A connection was accepted (@open) or closed. */
-void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
-		      const struct sockaddr_storage *peer, bool open);
-/* An RDMA device appeared (@added) or went away. */
-void gb_nl_event_device(const char *name, bool added);
-/* A request was refused by a safety-marker check; @reason is static text. */
-void gb_nl_event_safety(enum gb_listener_kind kind,
-			const struct sockaddr_storage *peer,
-			const char *reason);
-/* The store is evicting to stay within budget (rate-limit on the caller). */
-void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted);
 
 #endif /* _GOBLIN_NETLINK_H */

@@ -155,6 +155,7 @@
 
 #include "goblin.h"
 #include "listener.h"
+#include "events.h"
 #include "netlink.h"
 #include "rdma.h"
 #include "store.h"
@@ -1927,8 +1928,8 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	list_del(&conn->node);
 	gb_rdma_stats_add(&gb_rdma_closed, &conn->st, conn->errors);
 	mutex_unlock(&gb_rdma_lock);
-	gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
-			 &conn->cm_id_peer, false);
+	gb_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
+		      &conn->cm_id_peer, false);
 	pr_debug("conn %llu closed\n", conn->id);
 	gb_rdma_conn_free_mem(conn);	/* unmaps from dev->ibdev */
 	gb_rdma_slot_put(lis, dev, false);
@@ -1973,7 +1974,7 @@ static struct gb_rdma_dev *gb_rdma_dev_get(struct ib_device *ibdev)
 			return ERR_CAST(pd);
 		dev->pd = pd;
 		pr_info("using device %s\n", dev_name(&ibdev->dev));
-		gb_nl_event_device(dev_name(&ibdev->dev), true);
+		gb_event_device(dev_name(&ibdev->dev), true);
 		return dev;
 	}
 	return ERR_PTR(-ENODEV);
@@ -2445,8 +2446,8 @@ static int gb_rdma_connect_request(struct rdma_cm_id *id,
 		pr_warn_ratelimited("accept failed: %d\n", ret);
 		gb_rdma_conn_close(conn);	/* recorded, done just below */
 	} else {
-		gb_nl_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
-				 &conn->cm_id_peer, true);
+		gb_event_conn(GB_LISTENER_RDMA, lis->id, conn->id,
+			      &conn->cm_id_peer, true);
 	}
 	gb_rdma_conn_setup_done(conn);
 	return 0;
@@ -2666,7 +2667,7 @@ static int gb_rdma_lis_add(const struct gb_listener_config *cfg,
 	lis->cm_id = id;
 	mutex_unlock(&gb_rdma_lock);
 	pr_info("listener %u: listening on %pISpc\n", lis->id, &lis->cfg.addr);
-	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, true);
+	gb_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, true);
 	return 0;
 free:
 	kfree(lis);
@@ -2698,7 +2699,7 @@ static void gb_rdma_lis_stop(struct gb_rdma_listener *lis)
 	if (id)
 		rdma_destroy_id(id);
 	pr_info("listener %u: stopped\n", lis->id);
-	gb_nl_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
+	gb_event_listener(GB_LISTENER_RDMA, lis->id, &lis->cfg.addr, false);
 
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(conn, &gb_rdma_conns, node)
@@ -3110,7 +3111,7 @@ static void gb_rdma_remove_one(struct ib_device *ibdev, void *data)
 	if (dev->pd) {
 		ib_dealloc_pd(dev->pd);
 		pr_info("released device %s\n", dev_name(&ibdev->dev));
-		gb_nl_event_device(dev_name(&ibdev->dev), false);
+		gb_event_device(dev_name(&ibdev->dev), false);
 	}
 	gb_rdma_free_state(dev, sizeof(*dev));
 	gb_rdma_fault_delay(&gb_rdma_fault_remove_ms);

@@ -77,7 +77,7 @@
 #include <net/netlink.h>
 
 #include "goblin.h"
-#include "netlink.h"
+#include "events.h"
 #include "pool.h"
 #include "stats.h"
 #include "store.h"
@@ -559,7 +559,7 @@ static void gb_note_pressure(bool tail)
 		used = atomic64_read(&gb_head_bytes) + gb_pool_meta_bytes();
 		limit = READ_ONCE(gb_cfg.memory);
 	}
-	gb_nl_event_pressure(used, limit, gb_stat_sum(GB_ST_EVICTIONS));
+	gb_event_pressure(used, limit, gb_stat_sum(GB_ST_EVICTIONS));
 }
 
 /* Wait until the tail files of freed objects are deleted and released. */

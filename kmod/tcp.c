@@ -62,7 +62,7 @@
 #include "listener.h"
 #include "store.h"
 #include "mc_exec.h"
-#include "netlink.h"
+#include "events.h"
 #include "tcp.h"
 
 #define GB_RBUF_SIZE	MC_LINE_MAX_GET
@@ -548,7 +548,7 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	spin_unlock(&gb_tcp_lock);
 	/* Nobody can queue us any more; drop a pending re-queue. */
 	cancel_work(&c->work);
-	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
+	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
 
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
@@ -673,7 +673,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	list_add_tail(&c->node, &gb_tcp_conns);
 	spin_unlock(&gb_tcp_lock);
 	atomic64_inc(&gb_tcp_total);
-	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
+	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	c->saved_data_ready = sk->sk_data_ready;
@@ -877,7 +877,7 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
 	queue_work(gb_tcp_wq, &l->accept_work);
 	mutex_unlock(&gb_tcp_mutex);
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
+	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
 	return 0;
 
 release:
@@ -929,7 +929,7 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	/* No socket is left that could queue it; l is freed below. */
 	cancel_work_sync(&l->accept_work);
 
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
+	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
 	list_del(&l->node);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
