@@ -156,7 +156,7 @@
 #include "goblin.h"
 #include "listener.h"
 #include "events.h"
-#include "netlink.h"
+#include "registry.h"
 #include "rdma.h"
 #include "store.h"
 #include "rdma_rec.h"
@@ -2015,12 +2015,12 @@ static u32 gb_rdma_peer_conns(const struct gb_rdma_listener *lis,
 	return n;
 }
 
-u32 gb_rdma_get_max_conns(void)
+static u32 gb_rdma_get_max_conns(void)
 {
 	return READ_ONCE(gb_rdma_max_conns);
 }
 
-void gb_rdma_set_max_conns(u32 max)
+static void gb_rdma_set_max_conns(u32 max)
 {
 	WRITE_ONCE(gb_rdma_max_conns, max);
 }
@@ -2765,16 +2765,10 @@ static int gb_rdma_lis_walk(u32 *cursor,
 	return ret;
 }
 
-static const struct gb_listener_ops gb_rdma_listener_ops = {
-	.add = gb_rdma_lis_add,
-	.del = gb_rdma_lis_del,
-	.walk = gb_rdma_lis_walk,
-};
-
 /* ---------------------------------------------------------------------- */
 /* statistics for netlink */
 
-/* Adapter for the generic connection dump (kmod/netlink.h). */
+/* Adapter for the generic connection dump (kmod/registry.h). */
 /*
  * Counters of a live connection are written by conn->work without a lock;
  * netlink reads them as a monitoring snapshot. The races are intended:
@@ -2856,6 +2850,32 @@ void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns)
 		*conns = gb_rdma_nconns;
 	mutex_unlock(&gb_rdma_lock);
 }
+
+/* Adapter from gb_rdma_get_stats() to the registry's totals. */
+static void gb_rdma_xport_stats(struct gb_xport_stats *xs)
+{
+	struct gb_rdma_stats st;
+
+	gb_rdma_get_stats(&st, &xs->conns);
+	xs->requests = st.requests;
+	xs->hits = st.hits;
+	xs->misses = st.misses;
+	xs->sets = st.sets;
+	xs->bytes_written = st.bytes_written;
+	xs->bytes_read = st.bytes_read;
+	xs->windows_in_flight = st.windows_in_flight;
+	memcpy(xs->errors, st.errors, sizeof(xs->errors));
+}
+
+static const struct gb_listener_ops gb_rdma_listener_ops = {
+	.add = gb_rdma_lis_add,
+	.del = gb_rdma_lis_del,
+	.walk = gb_rdma_lis_walk,
+	.conn_walk = gb_rdma_nl_walk,
+	.stats = gb_rdma_xport_stats,
+	.get_max_conns = gb_rdma_get_max_conns,
+	.set_max_conns = gb_rdma_set_max_conns,
+};
 
 /*
  * /sys/kernel/debug/goblin/rdma: totals and one line per connection, for
@@ -3184,8 +3204,7 @@ int gb_rdma_init(void)
 		destroy_workqueue(gb_rdma_wq);
 		return ret;
 	}
-	gb_listener_ops[GB_LISTENER_RDMA] = &gb_rdma_listener_ops;
-	gb_nl_set_conn_walk(GB_LISTENER_RDMA, gb_rdma_nl_walk);
+	gb_transport_register(GB_LISTENER_RDMA, &gb_rdma_listener_ops);
 	gb_rdma_dbg_init();
 	gb_rdma_param_listener();
 	return 0;
@@ -3196,8 +3215,7 @@ void gb_rdma_exit(void)
 	struct gb_rdma_listener *lis;
 	struct gb_rdma_conn *conn;
 
-	gb_listener_ops[GB_LISTENER_RDMA] = NULL;
-	gb_nl_set_conn_walk(GB_LISTENER_RDMA, NULL);
+	gb_transport_unregister(GB_LISTENER_RDMA);
 	gb_rdma_dbg_exit();
 	for (;;) {
 		mutex_lock(&gb_rdma_lock);

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Goblin Store: native RDMA transport (protocol v3), API for netlink.
+ * Goblin Store: native RDMA transport (protocol v3), its counters.
  *
- * Listeners are managed through gb_listener_ops[GB_LISTENER_RDMA] (see
- * kmod/listener.h). This header adds what a netlink dump of RDMA
- * connections and counters needs.
+ * Listeners, connection dumps and totals reach netlink through the
+ * registry (kmod/registry.h); this header is the transport's own.
  *
- * Locking for callers: both functions take the RDMA subsystem mutex and may
- * sleep; @fn is called with that mutex held, so it must not call back into
- * the RDMA transport (listener add/del). Returning non-zero from @fn stops
- * the walk (e.g. -EMSGSIZE when the skb is full); the cursor then points at
- * the connection that was not reported, so the next call resumes with it.
+ * Locking for callers: gb_rdma_get_stats() and the registry's conn_walk
+ * take the RDMA subsystem mutex and may sleep; a walk's @fn is called with
+ * that mutex held, so it must not call back into the RDMA transport
+ * (listener add/del). Returning non-zero from @fn stops the walk (e.g.
+ * -EMSGSIZE when the skb is full); the cursor then points at the
+ * connection that was not reported, so the next call resumes with it.
  */
 #ifndef _GOBLIN_RDMA_H
 #define _GOBLIN_RDMA_H
@@ -18,18 +18,7 @@
 #include <linux/socket.h>
 #include <linux/types.h>
 
-/* Error kinds counted per connection and in total. */
-enum gb_rdma_err {
-	GB_RDMA_E_BAD_RECORD,	/* malformed / unknown record, bad size */
-	GB_RDMA_E_CREDIT,	/* client sent beyond its credits */
-	GB_RDMA_E_WINDOW,	/* bad window return */
-	GB_RDMA_E_RANGE,	/* SET address/length outside the region */
-	GB_RDMA_E_RDMA,		/* RDMA WRITE/READ failed (e.g. wrong rkey) */
-	GB_RDMA_E_WC,		/* SEND/RECV completion error (peer died) */
-	GB_RDMA_E_STORE,	/* store failed to read a value mid-transfer */
-	GB_RDMA_E_REJECT,	/* connect requests rejected */
-	GB_RDMA_E_NR,
-};
+#include "registry.h"
 
 /**
  * struct gb_rdma_stats - counters of one connection or of all of them
@@ -79,12 +68,5 @@ struct gb_rdma_stats {
  * @conns: currently open connections (may be NULL)
  */
 void gb_rdma_get_stats(struct gb_rdma_stats *st, u32 *conns);
-
-/*
- * Cap on RDMA connections over all listeners (beside each listener's
- * max_conns and max_peer_conns); lowering it refuses new connections only.
- */
-u32 gb_rdma_get_max_conns(void);
-void gb_rdma_set_max_conns(u32 max);
 
 #endif /* _GOBLIN_RDMA_H */
