@@ -140,7 +140,8 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 			struct netlink_ext_ack *extack)
 {
 	u64 memory = cfg->memory ?: gb_default_memory();
-	bool geom = cfg->block != gb_store_cfg.block || cfg->ram_head != gb_store_cfg.ram_head;
+	bool geom = cfg->block != gb_store_cfg.block ||
+		    cfg->ram_head != gb_store_cfg.ram_head;
 	struct gb_ssd *ssd = NULL, *old_ssd = NULL;
 	bool dir_change;
 	const char *why = NULL;
@@ -245,7 +246,8 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	gb_pool_set_memory(memory);
 	strscpy(gb_store_cfg.ssd_dir, cfg->ssd_dir, sizeof(gb_store_cfg.ssd_dir));
 	if (gb_store_ssd)
-		WRITE_ONCE(gb_store_ssd_max, cfg->ssd_max ?: gb_ssd_default_max(gb_store_ssd));
+		WRITE_ONCE(gb_store_ssd_max,
+			   cfg->ssd_max ?: gb_ssd_default_max(gb_store_ssd));
 	else
 		WRITE_ONCE(gb_store_ssd_max, 0);
 	gb_store_cfg.ssd_max = gb_store_ssd_max;
@@ -286,7 +288,8 @@ int gb_store_init(void)
 	if (err)
 		return err;
 	gb_store_wq = alloc_workqueue("goblin_store", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	gb_store_free_wq = alloc_workqueue("goblin_free", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	gb_store_free_wq = alloc_workqueue("goblin_free",
+					   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!gb_store_wq || !gb_store_free_wq) {
 		err = -ENOMEM;
 		goto err_wq;

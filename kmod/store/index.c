@@ -56,7 +56,8 @@ DEFINE_XARRAY(gb_store_ids);
 u64 gb_store_next_id;
 atomic64_t gb_store_cas_seq;
 static atomic_t gb_gen;
-atomic64_t gb_store_items, gb_store_bytes, gb_store_head_bytes, gb_store_tail_bytes;
+atomic64_t gb_store_items, gb_store_bytes;
+atomic64_t gb_store_head_bytes, gb_store_tail_bytes;
 
 s64 gb_now(void)
 {

@@ -213,7 +213,8 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 
 	if (acct > READ_ONCE(gb_store_ssd_max))
 		return -ENOSPC;
-	while (atomic64_add_return(acct, &gb_store_tail_bytes) > READ_ONCE(gb_store_ssd_max)) {
+	while (atomic64_add_return(acct, &gb_store_tail_bytes) >
+	       READ_ONCE(gb_store_ssd_max)) {
 		u64 before = atomic64_sub_return(acct, &gb_store_tail_bytes);
 
 		if (fruitless >= GB_EVICT_FRUITLESS ||

@@ -111,7 +111,8 @@ extern struct list_head gb_store_clock;
 extern struct xarray gb_store_ids;
 extern u64 gb_store_next_id;
 extern atomic64_t gb_store_cas_seq;
-extern atomic64_t gb_store_items, gb_store_bytes, gb_store_head_bytes, gb_store_tail_bytes;
+extern atomic64_t gb_store_items, gb_store_bytes;
+extern atomic64_t gb_store_head_bytes, gb_store_tail_bytes;
 bool gb_obj_dead(const struct gb_obj *obj, s64 now);
 bool gb_store_key_valid(const char *key, size_t klen);
 void gb_store_unlink(struct gb_obj *obj, bool from_ht);
@@ -119,7 +120,7 @@ void gb_store_unlink_dead(struct gb_obj *obj, s64 now);
 void gb_store_reap(void);
 void gb_store_reap_work_fn(struct work_struct *work);
 
-/* object.c: objects and their pages */
+/* object.c: objects and their pages (API in kmod/store.h) */
 
 /* evict.c: eviction, expiry, maintenance */
 /* Ask the maintenance worker to run soon (any context). */
