@@ -12,9 +12,6 @@
 #include "addr_parse.h"
 #include "listener.h"
 
-/* Filled in by each transport at init, cleared at exit. */
-const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
-
 /**
  * gb_listener_addr_equal() - compare two listener addresses
  * @a: first address

@@ -4,17 +4,14 @@
  *
  * Each listener is configured on its own (address, limits, RDMA window
  * geometry), so several listeners of one kind can coexist with different
- * settings. Transports implement struct gb_listener_ops; netlink only talks
- * to listeners through gb_listener_*().
+ * settings. Transports implement struct gb_listener_ops (kmod/registry.h);
+ * netlink only talks to listeners through the registry.
  */
 #ifndef _GOBLIN_LISTENER_H
 #define _GOBLIN_LISTENER_H
 
 #include <linux/socket.h>
 #include <linux/types.h>
-
-struct netlink_ext_ack;
-struct sk_buff;
 
 enum gb_listener_kind {
 	GB_LISTENER_MEMCACHE,	/* memcache text protocol over TCP */
@@ -63,26 +60,6 @@ struct gb_listener_info {
 	u64 conns_total;
 	u64 refused;
 };
-
-/**
- * struct gb_listener_ops - one transport's listener operations
- * @add:  validate @cfg and start listening; -EEXIST if the address is taken
- * @del:  stop the listener bound to @addr and close its connections
- * @walk: report listeners with id > *@cursor to @fn until it returns
- *        non-zero; updates *@cursor
- */
-struct gb_listener_ops {
-	int (*add)(const struct gb_listener_config *cfg,
-		   struct netlink_ext_ack *extack);
-	int (*del)(const struct sockaddr_storage *addr,
-		   struct netlink_ext_ack *extack);
-	int (*walk)(u32 *cursor,
-		    int (*fn)(const struct gb_listener_info *info, void *arg),
-		    void *arg);
-};
-
-/* Transports register their ops at init (NULL kinds are "not supported"). */
-extern const struct gb_listener_ops *gb_listener_ops[GB_LISTENER_KIND_MAX];
 
 bool gb_listener_addr_equal(const struct sockaddr_storage *a,
 			    const struct sockaddr_storage *b);

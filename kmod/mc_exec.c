@@ -19,7 +19,7 @@
 
 #include "goblin.h"
 #include "store.h"
-#include "tcp.h"
+#include "registry.h"
 #include "mc_exec.h"
 
 static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
@@ -215,7 +215,7 @@ static __printf(5, 6) void gb_mc_stat(char *buf, size_t size, size_t *off, const
 static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 {
 	struct gb_store_stats st;
-	struct gb_tcp_totals tt;
+	struct gb_xport_stats tt;
 	size_t size = 4096, off = 0;
 	char *buf;
 	int err;
@@ -235,7 +235,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	if (!buf)
 		return -ENOMEM;
 	gb_store_get_stats(&st);
-	gb_tcp_get_totals(&tt);
+	/* all 0 while the transport is being unloaded */
+	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &tt);
 	gb_mc_stat(buf, size, &off, "pid", "%d", 0);
 	gb_mc_stat(buf, size, &off, "uptime", "%lld",
 		   (s64)(ktime_get_boottime_seconds() - gb_mc_started));
@@ -245,9 +246,9 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_mc_stat(buf, size, &off, "pointer_size", "%d",
 		   (int)(8 * sizeof(void *)));
 	gb_mc_stat(buf, size, &off, "max_connections", "%u", tt.max_conns);
-	gb_mc_stat(buf, size, &off, "curr_connections", "%u", tt.curr_conns);
+	gb_mc_stat(buf, size, &off, "curr_connections", "%u", tt.conns);
 	gb_mc_stat(buf, size, &off, "total_connections", "%llu",
-		   tt.total_conns);
+		   tt.conns_total);
 	gb_mc_stat(buf, size, &off, "rejected_connections", "%llu",
 		   tt.rejected);
 	gb_mc_stat(buf, size, &off, "write_stall_closes", "%llu",
@@ -276,8 +277,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_mc_stat(buf, size, &off, "cas_badval", "%llu", st.cas_badval);
 	gb_mc_stat(buf, size, &off, "touch_hits", "%llu", st.touch_hits);
 	gb_mc_stat(buf, size, &off, "touch_misses", "%llu", st.touch_misses);
-	gb_mc_stat(buf, size, &off, "bytes_read", "%llu", tt.bytes_read);
-	gb_mc_stat(buf, size, &off, "bytes_written", "%llu", tt.bytes_written);
+	gb_mc_stat(buf, size, &off, "bytes_read", "%llu", tt.rx_bytes);
+	gb_mc_stat(buf, size, &off, "bytes_written", "%llu", tt.tx_bytes);
 	gb_mc_stat(buf, size, &off, "limit_maxbytes", "%llu", st.memory_limit);
 	gb_mc_stat(buf, size, &off, "threads", "%u",
 		   gb_param_cores ? gb_param_cores : num_online_cpus());

@@ -42,12 +42,11 @@
 #include <linux/goblin.h>
 
 #include "compat.h"
+#include "events.h"
 #include "goblin.h"
 #include "listener.h"
-#include "netlink.h"
-#include "rdma.h"
+#include "registry.h"
 #include "store.h"
-#include "tcp.h"
 
 enum gb_nl_mcgrp {
 	GB_NL_MCGRP_EVENTS,
@@ -69,7 +68,6 @@ static bool gb_nl_ready;
  */
 static struct dentry *gb_nl_dbg;
 static u32 gb_nl_dbg_obj_delay_us;
-static gb_conn_walk_fn gb_nl_conn_walk[GB_LISTENER_KIND_MAX];
 
 static struct genl_family gb_nl_family;
 
@@ -240,7 +238,7 @@ static const struct gb_listener_ops *gb_nl_get_ops(struct genl_info *info,
 		return NULL;
 	}
 	*kind = nla_get_u8(attr);
-	ops = READ_ONCE(gb_listener_ops[*kind]);
+	ops = gb_transport_ops(*kind);
 	if (!ops) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "listener kind: transport not supported");
@@ -307,6 +305,22 @@ static int gb_nl_version_get(struct sk_buff *skb, struct genl_info *info)
 	return gb_nl_reply_send(msg, hdr, info);
 }
 
+/* The RDMA transport's cap on all its connections (RDMA_MAX_CONNS). */
+static u32 gb_nl_rdma_max_conns(void)
+{
+	const struct gb_listener_ops *ops = gb_transport_ops(GB_LISTENER_RDMA);
+
+	return ops && ops->get_max_conns ? ops->get_max_conns() : 0;
+}
+
+static void gb_nl_rdma_set_max_conns(u32 max)
+{
+	const struct gb_listener_ops *ops = gb_transport_ops(GB_LISTENER_RDMA);
+
+	if (ops && ops->set_max_conns)
+		ops->set_max_conns(max);
+}
+
 static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gb_store_config cfg;
@@ -327,7 +341,7 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, GOBLIN_A_PROMOTION, gb_nl_promotion) ||
 	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_nl_mlock) ||
 	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores) ||
-	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_rdma_get_max_conns())) {
+	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -406,7 +420,7 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 	/* The TCP workers pick CPUs for new connections from this. */
 	WRITE_ONCE(gb_param_cores, cores);
 	if (tb[GOBLIN_A_RDMA_MAX_CONNS])
-		gb_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
+		gb_nl_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	return 0;
 }
 
@@ -424,8 +438,8 @@ struct gb_nl_lsum {
 	u64 conns;
 	u64 conns_total;
 	u64 refused;
-	struct gb_tcp_totals tcp;
-	struct gb_rdma_stats rdma;
+	struct gb_xport_stats tcp;
+	struct gb_xport_stats rdma;
 	u64 rdma_errors;
 };
 
@@ -448,14 +462,14 @@ static void gb_nl_listener_sum(struct gb_nl_lsum *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for (kind = 0; kind < GB_LISTENER_KIND_MAX; kind++) {
-		ops = READ_ONCE(gb_listener_ops[kind]);
+		ops = gb_transport_ops(kind);
 		if (!ops || !ops->walk)
 			continue;
 		cursor = 0;
 		ops->walk(&cursor, gb_nl_lsum_visit, sum);
 	}
-	gb_tcp_get_totals(&sum->tcp);
-	gb_rdma_get_stats(&sum->rdma, NULL);
+	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &sum->tcp);
+	gb_transport_get_stats(GB_LISTENER_RDMA, &sum->rdma);
 	for (kind = 0; kind < GB_RDMA_E_NR; kind++)
 		sum->rdma_errors += sum->rdma.errors[kind];
 }
@@ -568,8 +582,8 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		{ GOBLIN_STATS_A_REFUSED, sum->refused },
 		{ GOBLIN_STATS_A_PAGES_QUARANTINED, st->pages_quarantined },
 		{ GOBLIN_STATS_A_QUARANTINED_TOTAL, st->quarantined_total },
-		{ GOBLIN_STATS_A_TCP_BYTES_IN, sum->tcp.bytes_read },
-		{ GOBLIN_STATS_A_TCP_BYTES_OUT, sum->tcp.bytes_written },
+		{ GOBLIN_STATS_A_TCP_BYTES_IN, sum->tcp.rx_bytes },
+		{ GOBLIN_STATS_A_TCP_BYTES_OUT, sum->tcp.tx_bytes },
 		{ GOBLIN_STATS_A_TCP_REJECTED, sum->tcp.rejected },
 		{ GOBLIN_STATS_A_RDMA_REQUESTS, sum->rdma.requests },
 		{ GOBLIN_STATS_A_RDMA_HITS, sum->rdma.hits },
@@ -853,7 +867,7 @@ static int gb_nl_listener_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
 		if (filter >= 0 && ctx->kind != filter)
 			continue;
-		ops = READ_ONCE(gb_listener_ops[ctx->kind]);
+		ops = gb_transport_ops(ctx->kind);
 		if (!ops || !ops->walk)
 			continue;
 		cursor = ctx->last_id;
@@ -925,62 +939,12 @@ static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
 	return 0;
 }
 
-/* Adapter from the TCP transport's own walker to struct gb_conn_info. */
-struct gb_nl_tcp_walk_arg {
-	gb_conn_visit_fn fn;
-	void *arg;
-	struct gb_conn_info ci;
-};
-
-static int gb_nl_tcp_visit(const struct gb_tcp_conn_info *ti, void *arg)
-{
-	struct gb_nl_tcp_walk_arg *w = arg;
-	struct gb_conn_info *ci = &w->ci;
-
-	memset(ci, 0, sizeof(*ci));
-	ci->kind = GB_LISTENER_MEMCACHE;
-	ci->listener_id = ti->listener_id;
-	ci->id = ti->id;
-	ci->peer = ti->peer;
-	ci->rx_bytes = ti->bytes_in;
-	ci->tx_bytes = ti->bytes_out;
-	ci->cmds = ti->requests;
-	ci->idle = ti->idle;
-	return w->fn(ci, w->arg);
-}
-
-static int gb_nl_tcp_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
-{
-	struct gb_nl_tcp_walk_arg *w;
-	int err;
-
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->fn = fn;
-	w->arg = arg;
-	err = gb_tcp_conn_walk(cursor, gb_nl_tcp_visit, w);
-	kfree(w);
-	return err;
-}
-
-/* The registered walker of @kind, or the built-in adapter for TCP. */
-static gb_conn_walk_fn gb_nl_get_conn_walk(u32 kind)
-{
-	gb_conn_walk_fn walk = READ_ONCE(gb_nl_conn_walk[kind]);
-
-	if (!walk && kind == GB_LISTENER_MEMCACHE &&
-	    READ_ONCE(gb_listener_ops[GB_LISTENER_MEMCACHE]))
-		walk = gb_nl_tcp_walk;
-	return walk;
-}
-
 static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gb_nl_conn_ctx *ctx = (void *)cb->ctx;
 	struct gb_nl_dump d = { .skb = skb, .cb = cb, .ctx = ctx };
 	int filter = gb_nl_dump_kind(cb);
-	gb_conn_walk_fn walk;
+	const struct gb_listener_ops *ops;
 	u64 cursor;
 	int err;
 
@@ -990,11 +954,11 @@ static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	for (; ctx->kind < GB_LISTENER_KIND_MAX; ctx->kind++, ctx->last_id = 0) {
 		if (filter >= 0 && ctx->kind != filter)
 			continue;
-		walk = gb_nl_get_conn_walk(ctx->kind);
-		if (!walk)
+		ops = gb_transport_ops(ctx->kind);
+		if (!ops || !ops->conn_walk)
 			continue;
 		cursor = ctx->last_id;
-		err = walk(&cursor, gb_nl_conn_visit, &d);
+		err = ops->conn_walk(&cursor, gb_nl_conn_visit, &d);
 		if (err == -EMSGSIZE && d.count)
 			return skb->len;
 		if (err)
@@ -1002,19 +966,6 @@ static int gb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	ctx->done = true;
 	return skb->len;
-}
-
-/**
- * gb_nl_set_conn_walk - register a transport's connection walker
- * @kind: transport
- * @walk: walker, or NULL to unregister (at transport exit)
- *
- * See kmod/netlink.h for the walker contract.
- */
-void gb_nl_set_conn_walk(enum gb_listener_kind kind, gb_conn_walk_fn walk)
-{
-	if (kind < GB_LISTENER_KIND_MAX)
-		WRITE_ONCE(gb_nl_conn_walk[kind], walk);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1266,8 +1217,8 @@ static void gb_nl_event_send(struct sk_buff *skb, void *hdr)
  * @addr: bound address
  * @up:   true when it started, false when it stopped
  */
-void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
-			  const struct sockaddr_storage *addr, bool up)
+static void gb_nl_event_listener(enum gb_listener_kind kind, u32 id,
+				 const struct sockaddr_storage *addr, bool up)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1297,8 +1248,9 @@ out:
  * @peer:        remote address
  * @open:        true on accept, false on close
  */
-void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
-		      const struct sockaddr_storage *peer, bool open)
+static void gb_nl_event_conn(enum gb_listener_kind kind, u32 listener_id,
+			     u64 id, const struct sockaddr_storage *peer,
+			     bool open)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1326,7 +1278,7 @@ out:
  * @name:  device name
  * @added: true when added
  */
-void gb_nl_event_device(const char *name, bool added)
+static void gb_nl_event_device(const char *name, bool added)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1352,9 +1304,9 @@ out:
  * @peer:   remote address (may be NULL)
  * @reason: short static description
  */
-void gb_nl_event_safety(enum gb_listener_kind kind,
-			const struct sockaddr_storage *peer,
-			const char *reason)
+static void gb_nl_event_safety(enum gb_listener_kind kind,
+			       const struct sockaddr_storage *peer,
+			       const char *reason)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1384,7 +1336,7 @@ out:
  * @limit:   budget in bytes
  * @evicted: objects evicted since load
  */
-void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
+static void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -1405,6 +1357,14 @@ void gb_nl_event_pressure(u64 used, u64 limit, u64 evicted)
 out:
 	rcu_read_unlock();
 }
+
+static const struct gb_event_sink gb_nl_event_sink = {
+	.listener = gb_nl_event_listener,
+	.conn = gb_nl_event_conn,
+	.device = gb_nl_event_device,
+	.safety = gb_nl_event_safety,
+	.pressure = gb_nl_event_pressure,
+};
 
 /* ---------------------------------------------------------------------- */
 /* Family                                                                 */
@@ -1542,6 +1502,7 @@ int gb_netlink_init(void)
 	if (err)
 		return err;
 	WRITE_ONCE(gb_nl_ready, true);
+	gb_events_set_sink(&gb_nl_event_sink);
 	gb_nl_dbg_init();
 	return 0;
 }
@@ -1550,8 +1511,9 @@ void gb_netlink_exit(void)
 {
 	debugfs_remove(gb_nl_dbg);
 	gb_nl_dbg = NULL;
+	gb_events_set_sink(NULL);
 	WRITE_ONCE(gb_nl_ready, false);
-	/* Wait for event senders that saw gb_nl_ready == true. */
+	/* Wait for event senders that saw the sink or gb_nl_ready == true. */
 	synchronize_rcu();
 	genl_unregister_family(&gb_nl_family);
 }

@@ -53,7 +53,6 @@
 #include "goblin.h"
 #include "pool.h"
 #include "stats.h"
-#include "store_internal.h"
 
 /**
  * struct gb_block - one budget unit of head pages
@@ -120,6 +119,29 @@ static unsigned long gb_blocks_max;	/* memory / block */
 static u64 gb_mem_budget;		/* memory */
 static atomic64_t gb_meta_bytes;	/* charged by the store */
 static atomic_long_t gb_quar_pages;	/* all pools' nr_quar */
+static gb_pool_kick_fn gb_pool_kick;	/* gb_pool_set_kick() */
+
+/**
+ * gb_pool_set_kick() - set how the pool asks for a maintenance pass
+ * @kick: called, in any context, when pages went to quarantine or a
+ *        recheck should come soon; NULL for none
+ *
+ * The store passes its gb_store_kick_maint() at init (before the pool
+ * exists) and NULL at exit, so the pool calls up into the store without
+ * knowing it.
+ */
+void gb_pool_set_kick(gb_pool_kick_fn kick)
+{
+	WRITE_ONCE(gb_pool_kick, kick);
+}
+
+static void gb_pool_kick_maint(void)
+{
+	gb_pool_kick_fn kick = READ_ONCE(gb_pool_kick);
+
+	if (kick)
+		kick();
+}
 
 /*
  * The RAM budget covers the blocks and the store's object metadata
@@ -550,7 +572,7 @@ void gb_pool_free(struct gb_hpage *hp)
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (kick) {
 		gb_stat_inc(GB_ST_QUARANTINED);
-		gb_store_kick_maint();
+		gb_pool_kick_maint();
 	}
 }
 
@@ -620,7 +642,7 @@ static void __gb_pool_maint(bool all)
 		gb_pool_shrink(pool, all);
 	}
 	if (again && !all)
-		gb_store_kick_maint();
+		gb_pool_kick_maint();
 }
 
 /**

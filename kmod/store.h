@@ -6,7 +6,7 @@
  * (gb_obj_alloc + gb_obj_write + gb_store_commit) and swaps it into the index
  * atomically, so a reader sees either the old or the new value in full.
  *
- * Ownership (see the block comment in kmod/store.c for the full rules):
+ * Ownership (see the block comment in kmod/store/object.c for the full rules):
  *  - gb_store_get() returns a counted reference; the caller drops it with
  *    gb_obj_put() once every byte it sends has left its hands (TCP: after
  *    the send call returned; RDMA: after the WRITE completion).

@@ -44,7 +44,7 @@
 
 #include "compat.h"
 #include "goblin.h"
-#include "netlink.h"
+#include "events.h"
 #include "tail.h"
 
 static atomic64_t gb_tail_ids = ATOMIC64_INIT(0);
@@ -363,7 +363,7 @@ static int gb_count_unmarked_tails(struct gb_ssd *ssd, unsigned int *count)
 static int gb_ssd_refuse(const char **why, const char *reason, int err)
 {
 	*why = reason;
-	gb_nl_event_safety(GB_LISTENER_KIND_MAX, NULL, reason);
+	gb_event_safety(GB_LISTENER_KIND_MAX, NULL, reason);
 	return err;
 }
 

@@ -62,7 +62,8 @@
 #include "listener.h"
 #include "store.h"
 #include "mc_exec.h"
-#include "netlink.h"
+#include "events.h"
+#include "registry.h"
 #include "tcp.h"
 
 #define GB_RBUF_SIZE	MC_LINE_MAX_GET
@@ -548,7 +549,7 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	spin_unlock(&gb_tcp_lock);
 	/* Nobody can queue us any more; drop a pending re-queue. */
 	cancel_work(&c->work);
-	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
+	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
 
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
@@ -673,7 +674,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	list_add_tail(&c->node, &gb_tcp_conns);
 	spin_unlock(&gb_tcp_lock);
 	atomic64_inc(&gb_tcp_total);
-	gb_nl_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
+	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	c->saved_data_ready = sk->sk_data_ready;
@@ -877,7 +878,7 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
 	queue_work(gb_tcp_wq, &l->accept_work);
 	mutex_unlock(&gb_tcp_mutex);
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
+	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
 	return 0;
 
 release:
@@ -929,7 +930,7 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	/* No socket is left that could queue it; l is freed below. */
 	cancel_work_sync(&l->accept_work);
 
-	gb_nl_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
+	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
 	list_del(&l->node);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
@@ -994,12 +995,6 @@ static int gb_tcp_walk(u32 *cursor,
 	return ret;
 }
 
-static const struct gb_listener_ops gb_tcp_listener_ops = {
-	.add = gb_tcp_add,
-	.del = gb_tcp_del,
-	.walk = gb_tcp_walk,
-};
-
 int gb_tcp_conn_walk(u64 *cursor,
 		     int (*fn)(const struct gb_tcp_conn_info *info, void *arg),
 		     void *arg)
@@ -1057,6 +1052,69 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 	spin_unlock(&gb_tcp_lock);
 }
 
+/* Adapter from gb_tcp_conn_walk() to the registry's struct gb_conn_info. */
+struct gb_tcp_info_walk_arg {
+	gb_conn_visit_fn fn;
+	void *arg;
+	struct gb_conn_info ci;
+};
+
+static int gb_tcp_info_visit(const struct gb_tcp_conn_info *ti, void *arg)
+{
+	struct gb_tcp_info_walk_arg *w = arg;
+	struct gb_conn_info *ci = &w->ci;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->kind = GB_LISTENER_MEMCACHE;
+	ci->listener_id = ti->listener_id;
+	ci->id = ti->id;
+	ci->peer = ti->peer;
+	ci->rx_bytes = ti->bytes_in;
+	ci->tx_bytes = ti->bytes_out;
+	ci->cmds = ti->requests;
+	ci->idle = ti->idle;
+	return w->fn(ci, w->arg);
+}
+
+static int gb_tcp_info_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
+{
+	struct gb_tcp_info_walk_arg *w;
+	int err;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->fn = fn;
+	w->arg = arg;
+	err = gb_tcp_conn_walk(cursor, gb_tcp_info_visit, w);
+	kfree(w);
+	return err;
+}
+
+/* Adapter from gb_tcp_get_totals() to the registry's totals. */
+static void gb_tcp_xport_stats(struct gb_xport_stats *st)
+{
+	struct gb_tcp_totals t;
+
+	gb_tcp_get_totals(&t);
+	st->conns = t.curr_conns;
+	st->conns_total = t.total_conns;
+	st->rejected = t.rejected;
+	st->rx_bytes = t.bytes_read;
+	st->tx_bytes = t.bytes_written;
+	st->write_stalls = t.write_stalls;
+	st->max_conns = t.max_conns;
+	st->listeners = t.listeners;
+}
+
+static const struct gb_listener_ops gb_tcp_listener_ops = {
+	.add = gb_tcp_add,
+	.del = gb_tcp_del,
+	.walk = gb_tcp_walk,
+	.conn_walk = gb_tcp_info_walk,
+	.stats = gb_tcp_xport_stats,
+};
+
 static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\nwrite_stalls %lld\nqueued_refs %lld\n",
@@ -1100,7 +1158,7 @@ int gb_tcp_init(void)
 	gb_tcp_wq = alloc_workqueue("goblin_tcp", 0, 0);
 	if (!gb_tcp_wq)
 		return -ENOMEM;
-	gb_listener_ops[GB_LISTENER_MEMCACHE] = &gb_tcp_listener_ops;
+	gb_transport_register(GB_LISTENER_MEMCACHE, &gb_tcp_listener_ops);
 	gb_tcp_dbg_init();
 	if (gb_param_memcache && gb_param_memcache[0]) {
 		err = gb_listener_parse_addr(gb_param_memcache, &cfg.addr);
@@ -1119,7 +1177,7 @@ int gb_tcp_init(void)
 	}
 	return 0;
 fail:
-	gb_listener_ops[GB_LISTENER_MEMCACHE] = NULL;
+	gb_transport_unregister(GB_LISTENER_MEMCACHE);
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
@@ -1130,7 +1188,7 @@ void gb_tcp_exit(void)
 {
 	struct gb_tcp_listener *l, *tmp;
 
-	gb_listener_ops[GB_LISTENER_MEMCACHE] = NULL;
+	gb_transport_unregister(GB_LISTENER_MEMCACHE);
 	mutex_lock(&gb_tcp_mutex);
 	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
 		gb_tcp_stop(l);

@@ -2,9 +2,9 @@
 /*
  * Goblin Store: in-kernel memcache TCP listeners and connections.
  *
- * Listeners are managed through gb_listener_ops[GB_LISTENER_MEMCACHE]
- * (see listener.h). This header adds what netlink and the stats command
- * need to look at connections.
+ * Listeners, connection dumps and totals reach netlink and the stats
+ * command through the registry (kmod/registry.h); this header is the
+ * transport's own view of its connections.
  */
 #ifndef _GOBLIN_TCP_H
 #define _GOBLIN_TCP_H

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goblin Store: the store, the debugfs test interface (goblin/store).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "store_int.h"
+
+static struct dentry *gb_dbg_dir;
+static bool gb_dbg_own_dir;
+
+/* ---------------------------------------------------------------------- */
+/* debugfs test interface: /sys/kernel/debug/goblin/store                 */
+
+/*
+ * Commands written to the file (one per write):
+ *   set KEY LEN SEED [EXPTIME]   store LEN pattern bytes derived from SEED
+ *   get KEY SEED                 check the value against the pattern
+ *   del KEY                      delete
+ *   flush [WHEN]                 flush_all
+ *   touch KEY EXPTIME            touch
+ *   head KEY                     LEN = gb_obj_head_len() of KEY
+ *   hold KEY                     keep a reference on the first head page,
+ *                                like an skb after sendpage()
+ *   release                      drop it
+ *   delay alloc MS               the next head page allocation sleeps MS
+ *                                ms after picking its pool (race windows)
+ * Reading the file returns the result of the last command, the stats and
+ * per online node "nodeN_head_bytes" / "nodeN_blocks" (gb_store_node_usage).
+ */
+static DEFINE_MUTEX(gb_dbg_mutex);
+static char gb_dbg_result[128];
+static struct page *gb_dbg_held;
+
+static int gb_dbg_hold(const char *key)
+{
+	struct gb_obj *obj;
+	unsigned int pgoff, seg;
+	struct page *pg;
+	int err;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	err = gb_obj_get_page(obj, 0, &pg, &pgoff, &seg);
+	gb_obj_put(obj);
+	if (err)
+		return err;
+	if (gb_dbg_held)
+		put_page(gb_dbg_held);
+	gb_dbg_held = pg;
+	return 0;
+}
+
+static u8 gb_dbg_byte(u64 i, u32 seed)
+{
+	return (u8)((i * 131 + seed * 7 + (i >> 12)) & 0xff);
+}
+
+static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime)
+{
+	struct gb_obj *obj;
+	u8 *buf;
+	u64 off, i;
+	size_t n;
+	int err = 0;
+
+	obj = gb_obj_alloc(key, strlen(key), seed, exptime, len);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf) {
+		gb_obj_put(obj);
+		return -ENOMEM;
+	}
+	for (off = 0; off < len && !err; off += n) {
+		n = min_t(u64, len - off, PAGE_SIZE);
+		for (i = 0; i < n; i++)
+			buf[i] = gb_dbg_byte(off + i, seed);
+		err = gb_obj_write(obj, off, buf, n);
+	}
+	kfree(buf);
+	if (err) {
+		gb_obj_put(obj);
+		return err;
+	}
+	return gb_store_commit(obj, GB_MODE_SET, 0);
+}
+
+static int gb_dbg_get(const char *key, u32 seed, u64 *len)
+{
+	struct gb_obj *obj;
+	struct page *pg;
+	unsigned int pgoff, seg, i;
+	u64 off;
+	u8 *p;
+	int err = 0;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	*len = obj->len;
+	for (off = 0; off < obj->len && !err; off += seg) {
+		err = gb_obj_get_page(obj, off, &pg, &pgoff, &seg);
+		if (err)
+			break;
+		p = kmap_local_page(pg);
+		for (i = 0; i < seg; i++)
+			if (p[pgoff + i] != gb_dbg_byte(off + i, seed)) {
+				err = -EILSEQ;
+				break;
+			}
+		kunmap_local(p);
+		put_page(pg);
+	}
+	gb_obj_put(obj);
+	return err;
+}
+
+static int gb_dbg_head(const char *key, u64 *len)
+{
+	struct gb_obj *obj;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	*len = gb_obj_head_len(obj);
+	gb_obj_put(obj);
+	return 0;
+}
+
+static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char cmd[16], key[GB_KEY_MAX + 1];
+	long long a = 0, c = 0;
+	unsigned int b = 0;
+	u64 len = 0;
+	char *buf;
+	int n, res;
+
+	if (count > 512)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	n = sscanf(buf, "%15s %250s %lld %u %lld", cmd, key, &a, &b, &c);
+	if (n >= 1 && (!strcmp(cmd, "flush") || !strcmp(cmd, "release")))
+		n = sscanf(buf, "%15s %lld", cmd, &a);
+	kfree(buf);
+	mutex_lock(&gb_dbg_mutex);
+	if (n >= 4 && !strcmp(cmd, "set")) {
+		res = gb_dbg_set(key, a, b, n >= 5 ? c : 0);
+	} else if (n >= 3 && !strcmp(cmd, "get")) {
+		res = gb_dbg_get(key, a, &len);
+	} else if (n >= 2 && !strcmp(cmd, "del")) {
+		res = gb_store_delete(key, strlen(key), 0);
+	} else if (n >= 3 && !strcmp(cmd, "touch")) {
+		res = gb_store_touch(key, strlen(key), a);
+	} else if (n >= 2 && !strcmp(cmd, "head")) {
+		res = gb_dbg_head(key, &len);
+	} else if (n >= 2 && !strcmp(cmd, "hold")) {
+		res = gb_dbg_hold(key);
+	} else if (n >= 1 && !strcmp(cmd, "release")) {
+		if (gb_dbg_held)
+			put_page(gb_dbg_held);
+		gb_dbg_held = NULL;
+		res = 0;
+	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
+		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
+		res = 0;
+	} else if (n >= 1 && !strcmp(cmd, "flush")) {
+		gb_store_flush(n >= 2 ? a : 0);
+		res = 0;
+	} else {
+		mutex_unlock(&gb_dbg_mutex);
+		return -EINVAL;
+	}
+	snprintf(gb_dbg_result, sizeof(gb_dbg_result), "%s %d %llu\n", cmd,
+		 res, len);
+	mutex_unlock(&gb_dbg_mutex);
+	return count;
+}
+
+static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	struct gb_store_stats st;
+	ssize_t ret;
+	char *buf;
+	int len, nid;
+
+	buf = kmalloc(2048, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	gb_store_get_stats(&st);
+	mutex_lock(&gb_dbg_mutex);
+	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
+	mutex_unlock(&gb_dbg_mutex);
+	len += scnprintf(buf + len, 2048 - len,
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
+			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
+			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
+			 st.get_misses, st.get_expired, st.get_flushed,
+			 st.blocks_total, st.blocks_huge, st.blocks_small,
+			 st.pages_free, st.pages_quarantined,
+			 st.quarantined_total, st.memory_limit, st.ssd_limit,
+			 st.tail_io_errors, st.tail_wb_errors, st.meta_bytes,
+			 atomic64_read(&gb_store_maint_runs),
+			 atomic64_read(&gb_store_reclaim_walks),
+			 atomic64_read(&gb_store_evict_scanned));
+	for_each_online_node(nid) {
+		u64 head, blocks;
+
+		gb_store_node_usage(nid, &head, &blocks);
+		len += scnprintf(buf + len, 2048 - len,
+				 "node%d_head_bytes %llu\nnode%d_blocks %llu\n",
+				 nid, head, nid, blocks);
+	}
+	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations gb_dbg_fops = {
+	.owner = THIS_MODULE,
+	.read = gb_dbg_read,
+	.write = gb_dbg_write,
+	.llseek = default_llseek,
+};
+
+void gb_store_dbg_init(void)
+{
+	gb_dbg_dir = debugfs_lookup("goblin", NULL);
+	if (!gb_dbg_dir) {
+		gb_dbg_dir = debugfs_create_dir("goblin", NULL);
+		gb_dbg_own_dir = true;
+	}
+	debugfs_create_file("store", 0600, gb_dbg_dir, NULL, &gb_dbg_fops);
+}
+
+void gb_store_dbg_exit(void)
+{
+	if (IS_ERR_OR_NULL(gb_dbg_dir))
+		return;
+	if (gb_dbg_held)
+		put_page(gb_dbg_held);
+	gb_dbg_held = NULL;
+	debugfs_lookup_and_remove("store", gb_dbg_dir);
+	if (gb_dbg_own_dir)
+		debugfs_remove(gb_dbg_dir);
+	else
+		dput(gb_dbg_dir);
+	gb_dbg_dir = NULL;
+}

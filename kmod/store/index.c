@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goblin Store: the store, the index: lookups, commits, deletes, arithmetic,
+ * unlinking and the walk.
+ *
+ * Index: an rhashtable keyed by the key bytes. Lookups run under RCU only
+ * and take a reference with refcount_inc_not_zero(); every mutation (insert,
+ * replace, unlink) is serialised by gb_store_wlock, a mutex, so all mutating
+ * entry points must be called from process context. Lookups (gb_store_get,
+ * gb_store_get_touch), gb_obj_put() and the read helpers on a referenced
+ * object may run anywhere gb_obj_put() may (any context); gb_obj_get_page()
+ * and gb_obj_read() sleep for tail bytes.
+ *
+ * Every linked object is also in an xarray indexed by a 64-bit id that
+ * grows with every commit; netlink dumps walk it with "next id" as the
+ * cursor, so an unchanged store is dumped exactly once in id order.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "store_int.h"
+
+static u32 gb_key_hash(const void *data, u32 len, u32 seed)
+{
+	const struct gb_key *k = data;
+
+	return jhash(k->key, k->klen, seed);
+}
+
+static u32 gb_obj_hash(const void *data, u32 len, u32 seed)
+{
+	const struct gb_obj *obj = data;
+
+	return jhash(obj->key, obj->klen, seed);
+}
+
+static int gb_obj_cmp(struct rhashtable_compare_arg *arg, const void *ptr)
+{
+	const struct gb_key *k = arg->key;
+	const struct gb_obj *obj = ptr;
+
+	return obj->klen != k->klen || memcmp(obj->key, k->key, k->klen);
+}
+
+const struct rhashtable_params gb_store_ht_params = {
+	.head_offset = offsetof(struct gb_obj, node),
+	.hashfn = gb_key_hash,
+	.obj_hashfn = gb_obj_hash,
+	.obj_cmpfn = gb_obj_cmp,
+	.automatic_shrinking = true,
+};
+
+struct rhashtable gb_store_ht;
+DEFINE_MUTEX(gb_store_wlock);		/* index, CLOCK list, id xarray */
+LIST_HEAD(gb_store_clock);
+DEFINE_XARRAY(gb_store_ids);
+u64 gb_store_next_id;
+atomic64_t gb_store_cas_seq;
+static atomic_t gb_gen;
+atomic64_t gb_store_items, gb_store_bytes;
+atomic64_t gb_store_head_bytes, gb_store_tail_bytes;
+
+s64 gb_now(void)
+{
+	return ktime_get_real_seconds();
+}
+EXPORT_SYMBOL_GPL(gb_now);
+
+s64 gb_exptime_abs(s64 exptime)
+{
+	if (exptime < 0)
+		return -1;
+	if (!exptime || exptime > GB_EXPTIME_REL_MAX)
+		return exptime;
+	return gb_now() + exptime;
+}
+
+u32 gb_store_generation(void)
+{
+	return atomic_read(&gb_gen);
+}
+
+static bool gb_obj_expired(const struct gb_obj *obj, s64 now)
+{
+	s64 e = READ_ONCE(obj->exptime);
+
+	return e && e <= now;
+}
+
+static bool gb_obj_flushed(const struct gb_obj *obj, s64 now)
+{
+	s64 fw = READ_ONCE(gb_store_flush_when);
+
+	if (obj->cas <= (u64)atomic64_read(&gb_store_flush_cas))
+		return true;
+	return fw && now >= fw && obj->priv->stime < fw;
+}
+
+bool gb_obj_dead(const struct gb_obj *obj, s64 now)
+{
+	return gb_obj_expired(obj, now) || gb_obj_flushed(obj, now);
+}
+
+bool gb_store_key_valid(const char *key, size_t klen)
+{
+	size_t i;
+
+	if (!klen || klen > GB_KEY_MAX)
+		return false;
+	for (i = 0; i < klen; i++)
+		if ((u8)key[i] <= ' ' || key[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* Remove a linked object from the index; caller holds gb_store_wlock. */
+void gb_store_unlink(struct gb_obj *obj, bool from_ht)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	lockdep_assert_held(&gb_store_wlock);
+	if (!priv->linked)
+		return;
+	if (from_ht)
+		rhashtable_remove_fast(&gb_store_ht, &obj->node, gb_store_ht_params);
+	list_del_init(&priv->lru);
+	xa_erase(&gb_store_ids, priv->id);
+	priv->linked = false;
+	atomic64_dec(&gb_store_items);
+	atomic64_sub(obj->len, &gb_store_bytes);
+	atomic_inc(&gb_gen);
+	gb_obj_put(obj);
+}
+
+/* Unlink a dead object and count why; caller holds gb_store_wlock. */
+void gb_store_unlink_dead(struct gb_obj *obj, s64 now)
+{
+	if (gb_obj_expired(obj, now) && !obj->priv->fetched)
+		gb_stat_inc(GB_ST_EXPIRED_UNFETCHED);
+	gb_stat_inc(GB_ST_RECLAIMED);
+	gb_store_unlink(obj, true);
+}
+
+/*
+ * A lookup found @obj dead: have the worker unlink it (lookups may run in
+ * atomic context). Takes over the caller's reference. Each object is on
+ * the list at most once, so the list is bounded by the index. Any context.
+ */
+static void gb_reap_later(struct gb_obj *obj)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	if (!READ_ONCE(gb_store_running) || atomic_xchg(&priv->reaping, 1)) {
+		gb_obj_put(obj);
+		return;
+	}
+	llist_add(&priv->reap_node, &gb_store_reap_list);
+	queue_work(gb_store_wq, &gb_store_reap_work);
+}
+
+void gb_store_reap(void)
+{
+	struct llist_node *list = llist_del_all(&gb_store_reap_list);
+	struct gb_obj_priv *priv, *tmp;
+	s64 now = gb_now();
+	unsigned int n = 0;
+
+	if (!list)
+		return;
+	mutex_lock(&gb_store_wlock);
+	llist_for_each_entry(priv, list, reap_node) {
+		if (priv->linked && gb_obj_dead(priv->obj, now))
+			gb_store_unlink_dead(priv->obj, now);
+		if (!(++n % 1024)) {
+			mutex_unlock(&gb_store_wlock);
+			cond_resched();
+			mutex_lock(&gb_store_wlock);
+		}
+	}
+	mutex_unlock(&gb_store_wlock);
+	/* Our references keep every entry alive until here. */
+	llist_for_each_entry_safe(priv, tmp, list, reap_node) {
+		atomic_set(&priv->reaping, 0);
+		gb_obj_put(priv->obj);
+	}
+}
+
+void gb_store_reap_work_fn(struct work_struct *work)
+{
+	gb_store_reap();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lookups                                                                */
+
+/* Referenced live object or NULL; @why is set to the GET counter to bump. */
+static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
+{
+	struct gb_key k = { .key = key, .klen = klen };
+	struct gb_obj *obj;
+	s64 now;
+
+	*why = GB_ST_GET_MISSES;
+	if (!gb_store_key_valid(key, klen))
+		return NULL;
+	rcu_read_lock();
+	obj = rhashtable_lookup(&gb_store_ht, &k, gb_store_ht_params);
+	if (obj && !refcount_inc_not_zero(&obj->ref))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj)
+		return NULL;
+	now = gb_now();
+	if (gb_obj_dead(obj, now)) {
+		*why = gb_obj_expired(obj, now) ? GB_ST_GET_EXPIRED :
+						  GB_ST_GET_FLUSHED;
+		/* Lazy reclaim: the worker unlinks it (we may be atomic). */
+		gb_reap_later(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/**
+ * gb_store_get - look up a live object
+ * @key:  key
+ * @klen: key length
+ *
+ * Any context. Return: a referenced object or NULL.
+ */
+struct gb_obj *gb_store_get(const char *key, size_t klen)
+{
+	struct gb_obj *obj;
+	int why;
+
+	obj = gb_lookup(key, klen, &why);
+	if (!obj) {
+		gb_stat_inc(GB_ST_GET_MISSES);
+		if (why != GB_ST_GET_MISSES)
+			gb_stat_inc(why);
+		return NULL;
+	}
+	if (!READ_ONCE(obj->priv->visited))
+		WRITE_ONCE(obj->priv->visited, true);
+	if (!READ_ONCE(obj->priv->fetched))
+		WRITE_ONCE(obj->priv->fetched, true);
+	gb_stat_inc(GB_ST_GET_HITS);
+	return obj;
+}
+
+struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime)
+{
+	struct gb_obj *obj;
+
+	gb_stat_inc(GB_ST_CMD_TOUCH);
+	obj = gb_store_get(key, klen);
+	if (!obj) {
+		gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return NULL;
+	}
+	gb_stat_inc(GB_ST_TOUCH_HITS);
+	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	return obj;
+}
+
+int gb_store_touch(const char *key, size_t klen, s64 exptime)
+{
+	struct gb_obj *obj;
+	s64 abs;
+	int why;
+
+	gb_stat_inc(GB_ST_CMD_TOUCH);
+	obj = gb_lookup(key, klen, &why);
+	if (!obj) {
+		gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return GB_NOT_FOUND;
+	}
+	abs = gb_exptime_abs(exptime);
+	WRITE_ONCE(obj->exptime, abs);
+	WRITE_ONCE(obj->priv->visited, true);
+	gb_stat_inc(GB_ST_TOUCH_HITS);
+	/* @obj may be gone once our reference is: use the local copy. */
+	if (abs < 0)
+		gb_reap_later(obj);
+	else
+		gb_obj_put(obj);
+	return GB_STORED;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Mutations                                                              */
+
+/* Live linked object for @obj's key, or NULL; caller holds gb_store_wlock. */
+static struct gb_obj *gb_find_locked(const char *key, size_t klen, s64 now)
+{
+	struct gb_key k = { .key = key, .klen = klen };
+	struct gb_obj *old;
+
+	old = rhashtable_lookup_fast(&gb_store_ht, &k, gb_store_ht_params);
+	if (old && gb_obj_dead(old, now)) {
+		gb_store_unlink_dead(old, now);
+		old = NULL;
+	}
+	return old;
+}
+
+/* Link @obj (taking over the caller's reference), replacing @old. */
+static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	int err;
+
+	obj->cas = atomic64_inc_return(&gb_store_cas_seq);
+	priv->stime = now;
+	priv->id = ++gb_store_next_id;
+	err = xa_err(xa_store(&gb_store_ids, priv->id, obj, GFP_KERNEL));
+	if (err)
+		return err;
+	if (old) {
+		err = rhashtable_replace_fast(&gb_store_ht, &old->node, &obj->node,
+					      gb_store_ht_params);
+		if (!err)
+			gb_store_unlink(old, false);
+	} else {
+		err = rhashtable_insert_fast(&gb_store_ht, &obj->node, gb_store_ht_params);
+	}
+	if (err) {
+		xa_erase(&gb_store_ids, priv->id);
+		return err;
+	}
+	priv->linked = true;
+	list_add_tail(&priv->lru, &gb_store_clock);
+	atomic64_inc(&gb_store_items);
+	atomic64_add(obj->len, &gb_store_bytes);
+	atomic_inc(&gb_gen);
+	gb_stat_inc(GB_ST_TOTAL_ITEMS);
+	return 0;
+}
+
+static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
+			     u64 cas, bool count)
+{
+	s64 now = gb_now();
+	struct gb_obj *old;
+	int res = GB_STORED;
+	bool lost = false;
+	int err;
+
+	/*
+	 * Tail pages written back (and failed) already while the value was
+	 * being written: refuse to publish it rather than serve it later.
+	 */
+	if (obj->priv->tail && gb_tail_check_wb(obj->priv->tail)) {
+		gb_stat_inc(GB_ST_TAIL_WB_ERRORS);
+		pr_warn_ratelimited("tail %016llx: writeback error, not stored\n",
+				    obj->priv->tail->id);
+		lost = true;
+	}
+	mutex_lock(&gb_store_wlock);
+	old = gb_find_locked(obj->key, obj->klen, now);
+	switch (mode) {
+	case GB_MODE_SET:
+		break;
+	case GB_MODE_ADD:
+		if (old) {
+			WRITE_ONCE(old->priv->visited, true);
+			res = GB_NOT_STORED;
+		}
+		break;
+	case GB_MODE_REPLACE:
+		if (!old)
+			res = GB_NOT_STORED;
+		break;
+	case GB_MODE_CAS:
+		if (!old)
+			res = GB_NOT_FOUND;
+		else if (old->cas != cas)
+			res = GB_EXISTS;
+		if (count)
+			gb_stat_inc(res == GB_NOT_FOUND ? GB_ST_CAS_MISSES :
+				    res == GB_EXISTS ? GB_ST_CAS_BADVAL :
+				    GB_ST_CAS_HITS);
+		break;
+	default:
+		res = -EINVAL;
+	}
+	if (res == GB_STORED) {
+		if (obj->exptime < 0 || lost) {
+			/*
+			 * Already expired: storing it just removes the old
+			 * one. Lost: the store fails, and a failed SET leaves
+			 * no older value behind (as when it runs out of
+			 * memory).
+			 */
+			if (old && (!lost || mode == GB_MODE_SET))
+				gb_store_unlink(old, true);
+			gb_obj_put(obj);
+			if (lost)
+				res = -EIO;
+		} else {
+			err = gb_link_locked(obj, old, now);
+			if (err) {
+				res = err;
+				gb_obj_put(obj);
+			}
+		}
+	} else {
+		gb_obj_put(obj);
+	}
+	mutex_unlock(&gb_store_wlock);
+	return res;
+}
+
+/* Append/prepend: build old + new (or new + old) and swap it in by CAS. */
+static int gb_store_concat(struct gb_obj *add, bool prepend)
+{
+	struct gb_obj *old, *obj;
+	int why, res, tries;
+
+	for (tries = 0; tries < 16; tries++) {
+		old = gb_lookup(add->key, add->klen, &why);
+		if (!old) {
+			res = GB_NOT_STORED;
+			break;
+		}
+		if (old->len + add->len > GB_VALUE_MAX) {
+			gb_obj_put(old);
+			res = -E2BIG;
+			break;
+		}
+		obj = gb_obj_alloc(add->key, add->klen, old->flags,
+				   READ_ONCE(old->exptime) ?: 0,
+				   old->len + add->len);
+		if (IS_ERR(obj)) {
+			gb_obj_put(old);
+			res = PTR_ERR(obj);
+			break;
+		}
+		res = gb_obj_copy(obj, prepend ? add->len : 0, old, 0, old->len);
+		if (!res)
+			res = gb_obj_copy(obj, prepend ? 0 : old->len, add, 0,
+					  add->len);
+		if (res) {
+			gb_obj_put(old);
+			gb_obj_put(obj);
+			break;
+		}
+		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		gb_obj_put(old);
+		if (res != GB_EXISTS) {
+			if (res == GB_NOT_FOUND)
+				res = GB_NOT_STORED;
+			break;
+		}
+	}
+	gb_obj_put(add);
+	return res;
+}
+
+/**
+ * gb_store_commit - publish an object
+ * @obj:  object from gb_obj_alloc(), fully written
+ * @mode: memcache storage command
+ * @cas:  expected CAS unique for GB_MODE_CAS
+ *
+ * Consumes the caller's reference. Process context.
+ *
+ * Return: a &enum gb_store_result or -errno.
+ */
+int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas)
+{
+	gb_stat_inc(GB_ST_CMD_SET);
+	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
+		return gb_store_concat(obj, mode == GB_MODE_PREPEND);
+	return __gb_store_commit(obj, mode, cas, true);
+}
+
+static int __gb_store_delete(const char *key, size_t klen, u64 cas)
+{
+	struct gb_obj *old;
+	int res = GB_NOT_FOUND;
+
+	mutex_lock(&gb_store_wlock);
+	old = gb_find_locked(key, klen, gb_now());
+	if (old && cas && old->cas != cas) {
+		res = GB_EXISTS;
+	} else if (old) {
+		gb_store_unlink(old, true);
+		res = GB_STORED;
+	}
+	mutex_unlock(&gb_store_wlock);
+	return res;
+}
+
+int gb_store_delete(const char *key, size_t klen, u64 cas)
+{
+	int res = GB_NOT_FOUND;
+
+	if (gb_store_key_valid(key, klen))
+		res = __gb_store_delete(key, klen, cas);
+	gb_stat_inc(res == GB_STORED ? GB_ST_DELETE_HITS : GB_ST_DELETE_MISSES);
+	return res;
+}
+
+/**
+ * gb_store_drop - unlink whatever @key holds, not as a delete command
+ * @key:  key
+ * @klen: key length
+ *
+ * For a SET that failed: the old value must not stay behind it. Not
+ * counted in delete_hits / delete_misses (no client asked for a delete).
+ * Process context.
+ */
+void gb_store_drop(const char *key, size_t klen)
+{
+	if (gb_store_key_valid(key, klen))
+		__gb_store_delete(key, klen, 0);
+}
+
+/*
+ * memcached only does arithmetic on items below its slab chunk limit (512 KiB
+ * including a ~59 byte header and the key); larger ones are "non-numeric".
+ */
+#define GB_ARITH_ITEM_MAX	(512 * 1024)
+#define GB_ARITH_ITEM_HDR	59
+
+/*
+ * Parse a counter like memcached's safe_strtoull() on the item data (the
+ * value followed by "\r\n"): leading whitespace, an optional sign, 1..20
+ * digits, then whitespace or the end of the value. A result that is
+ * negative as an s64 is refused when the value holds a '-'.
+ */
+static int gb_parse_counter(struct gb_obj *obj, u64 *val)
+{
+	enum { SPACE, SIGN, DIGITS, DONE } st = SPACE;
+	bool neg = false, digits = false;
+	u64 off = 0, v = 0;
+	char buf[64];
+	size_t i, n;
+	int err;
+
+	while (st != DONE && off < obj->len) {
+		n = min_t(u64, sizeof(buf), obj->len - off);
+		err = gb_obj_read(obj, off, buf, n);
+		if (err)
+			return err;
+		for (i = 0; i < n && st != DONE; i++) {
+			char c = buf[i];
+
+			if (st == SPACE && (c == ' ' || (c >= '\t' && c <= '\r')))
+				continue;
+			if (st == SPACE && (c == '+' || c == '-')) {
+				neg = c == '-';
+				st = SIGN;
+				continue;
+			}
+			if (c >= '0' && c <= '9') {
+				if (check_mul_overflow(v, (u64)10, &v) ||
+				    check_add_overflow(v, (u64)(c - '0'), &v))
+					return -EINVAL;
+				digits = true;
+				st = DIGITS;
+				continue;
+			}
+			/* The number must be followed by whitespace. */
+			if (!digits || !(c == ' ' || (c >= '\t' && c <= '\r')))
+				return -EINVAL;
+			st = DONE;
+		}
+		off += n;
+	}
+	if (!digits)
+		return -EINVAL;
+	if (neg)
+		v = 0 - v;
+	if ((s64)v < 0) {
+		/* memcached: strchr(value, '-') */
+		if (neg)
+			return -EINVAL;
+		for (off = 0; off < obj->len; off += n) {
+			n = min_t(u64, sizeof(buf), obj->len - off);
+			err = gb_obj_read(obj, off, buf, n);
+			if (err)
+				return err;
+			if (memchr(buf, '-', n))
+				return -EINVAL;
+		}
+	}
+	*val = v;
+	return 0;
+}
+
+/**
+ * gb_store_arith - memcached incr/decr
+ * @key:     key
+ * @klen:    key length
+ * @decr:    decrement instead of increment
+ * @delta:   amount
+ * @result:  new value
+ * @cas_out: CAS unique of the new object (may be NULL)
+ *
+ * The counter is parsed like memcached 1.6 (leading whitespace, a number
+ * followed by whitespace or the end). The new value is stored as a new
+ * object holding its decimal string, padded with spaces to the old length
+ * when shorter (memcached rewrites the item in place); flags and exptime
+ * are kept. incr wraps at 2^64, decr stops at 0.
+ *
+ * Return: GB_STORED, GB_NOT_FOUND, -EINVAL (not a number) or -errno.
+ */
+int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
+		   u64 *result, u64 *cas_out)
+{
+	struct gb_obj *old, *obj;
+	char buf[64];
+	int why, res = -EAGAIN, tries, n;
+	u64 v, len, off;
+
+	for (tries = 0; tries < 16 && res == -EAGAIN; tries++) {
+		old = gb_lookup(key, klen, &why);
+		if (!old) {
+			res = GB_NOT_FOUND;
+			break;
+		}
+		if (!old->len ||
+		    old->len + klen + GB_ARITH_ITEM_HDR > GB_ARITH_ITEM_MAX)
+			res = -EINVAL;
+		else
+			res = gb_parse_counter(old, &v);
+		if (res) {
+			gb_obj_put(old);
+			break;
+		}
+		if (decr)
+			v = v < delta ? 0 : v - delta;
+		else
+			v += delta;
+		n = snprintf(buf, sizeof(buf), "%llu", v);
+		len = max_t(u64, n, old->len);
+		obj = gb_obj_alloc(key, klen, old->flags,
+				   READ_ONCE(old->exptime), len);
+		if (IS_ERR(obj)) {
+			gb_obj_put(old);
+			res = PTR_ERR(obj);
+			break;
+		}
+		res = gb_obj_write(obj, 0, buf, n);
+		memset(buf, ' ', sizeof(buf));
+		for (off = n; !res && off < len; off += sizeof(buf))
+			res = gb_obj_write(obj, off, buf,
+					   min_t(u64, sizeof(buf), len - off));
+		if (res) {
+			gb_obj_put(obj);
+			gb_obj_put(old);
+			break;
+		}
+		refcount_inc(&obj->ref);
+		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		gb_obj_put(old);
+		if (res == GB_STORED) {
+			*result = v;
+			if (cas_out)
+				*cas_out = obj->cas;
+		} else if (res == GB_EXISTS) {
+			res = -EAGAIN;
+		}
+		gb_obj_put(obj);
+	}
+	if (res == -EAGAIN)
+		res = -EBUSY;
+	if (decr)
+		gb_stat_inc(res == GB_STORED ? GB_ST_DECR_HITS : GB_ST_DECR_MISSES);
+	else
+		gb_stat_inc(res == GB_STORED ? GB_ST_INCR_HITS : GB_ST_INCR_MISSES);
+	return res;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Dumps, statistics, configuration                                       */
+
+/**
+ * gb_store_walk - visit live objects in id order
+ * @cursor: next id to visit (0 to start); updated
+ * @fn:     visitor; a non-zero return stops the walk at that object
+ * @arg:    passed to @fn
+ *
+ * An object is visited at most once per walk and every object that stays
+ * linked during the walk is visited. Return: 0 at the end, or @fn's error
+ * (*@cursor then points at the object to retry).
+ */
+int gb_store_walk(u64 *cursor, gb_store_visit_fn fn, void *arg)
+{
+	unsigned long id = *cursor;
+	struct gb_obj *obj;
+	s64 now = gb_now();
+	int err;
+
+	for (;;) {
+		rcu_read_lock();
+		obj = xa_find(&gb_store_ids, &id, ULONG_MAX, XA_PRESENT);
+		if (obj && !refcount_inc_not_zero(&obj->ref)) {
+			rcu_read_unlock();
+			id++;
+			continue;
+		}
+		rcu_read_unlock();
+		if (!obj)
+			break;
+		if (gb_obj_dead(obj, now)) {
+			gb_obj_put(obj);
+			id++;
+			continue;
+		}
+		err = fn(obj, arg);
+		gb_obj_put(obj);
+		if (err) {
+			*cursor = id;
+			return err;
+		}
+		id++;
+	}
+	*cursor = id;
+	return 0;
+}

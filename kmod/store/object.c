@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goblin Store: the store, objects: allocation and budget charges, value
+ * bytes, freeing.
+ *
+ * Object ownership and page lifetime:
+ *  - The index holds one reference on every linked object; each lookup
+ *    adds one. A committed object is never modified (except exptime by
+ *    touch), so a reader with a reference always sees one complete value.
+ *  - Replacing, deleting, evicting or expiring an object only unlinks it
+ *    and drops the index reference. When the last reference goes, its head
+ *    pages go back to the pool and its budgets are uncharged at once, its
+ *    tail file is closed and unlinked from a workqueue, and the struct is
+ *    freed after an RCU grace period (readers may still be looking at it
+ *    while their refcount_inc_not_zero() fails). An eviction therefore
+ *    never waits for a grace period.
+ *  - TCP: the transport holds the object reference across the send call.
+ *    sendpage() leaves its own page references in socket buffers after the
+ *    call returns; the object may then be freed, but its head pages are not
+ *    reused: gb_pool_free() sees page_count() above the pool's idle
+ *    baseline and parks the page in quarantine until the skbs let go.
+ *  - RDMA: the transport holds the object reference (or a page reference
+ *    from gb_obj_get_page()) until the WRITE completion, so the pages cannot
+ *    be reused while the HCA reads them; pages it keeps mapped are again
+ *    caught by the quarantine check.
+ *  - Tail pages are page-cache pages of the tail file: readers get their
+ *    own page reference; unlinking the file drops the page from the cache
+ *    but not the reader's reference, and the bytes are never rewritten.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "store_int.h"
+
+/* RCU callback: no lookup can be looking at the object any more. */
+static void gb_obj_free_rcu(struct rcu_head *rcu)
+{
+	struct gb_obj_priv *priv = container_of(rcu, struct gb_obj_priv, rcu);
+
+	kfree(priv->obj);
+	kvfree(priv);
+}
+
+static void gb_obj_free_work(struct work_struct *work)
+{
+	struct gb_obj_priv *priv = container_of(work, struct gb_obj_priv,
+						free_work);
+
+	gb_tail_destroy(priv->tail);
+	priv->tail = NULL;
+	call_rcu(&priv->rcu, gb_obj_free_rcu);
+}
+
+static void gb_obj_free(struct gb_obj *obj)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	u32 i;
+
+	/*
+	 * Pages, the tail and the budgets can go back at once: an RCU reader
+	 * that still sees the object fails refcount_inc_not_zero() and looks
+	 * at nothing else, so only the memory of the object itself has to
+	 * wait for a grace period. After a failed gb_obj_alloc() only the
+	 * first pages are there; the budgets were charged in full (or not at
+	 * all, then @meta is 0).
+	 */
+	for (i = 0; i < priv->nr_pages; i++)
+		if (priv->pages[i].blk)
+			gb_pool_free(&priv->pages[i]);
+	if (priv->meta) {
+		atomic64_sub((u64)priv->nr_pages << PAGE_SHIFT, &gb_store_head_bytes);
+		gb_pool_meta_add(-(s64)priv->meta);
+		priv->meta = 0;
+	}
+	priv->nr_pages = 0;
+	/* The file goes in process context (we may be in any). */
+	atomic64_sub(priv->tail_acct, &gb_store_tail_bytes);
+	priv->tail_acct = 0;
+	if (priv->tail) {
+		INIT_WORK(&priv->free_work, gb_obj_free_work);
+		queue_work(gb_store_free_wq, &priv->free_work);
+	} else {
+		call_rcu(&priv->rcu, gb_obj_free_rcu);
+	}
+}
+
+/**
+ * gb_obj_put - drop an object reference
+ * @obj: object (may be NULL)
+ *
+ * Any context. The last reference frees the head pages (or quarantines
+ * them) and schedules the tail file deletion.
+ */
+void gb_obj_put(struct gb_obj *obj)
+{
+	if (obj && refcount_dec_and_test(&obj->ref))
+		gb_obj_free(obj);
+}
+
+/*
+ * Head pages for @priv, in runs of one gb_pool_rwsem hold each. When the
+ * pool has none, evict objects that hold pages (without the rwsem, between
+ * runs); an eviction after which there is still no page (its pages went to
+ * quarantine because a send still references them) is fruitless, and after
+ * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
+ * instead of emptying the cache.
+ */
+static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
+{
+	int tries = 0, fruitless = 0;
+	bool evicted = false;
+	u32 i = 0, n;
+	int err;
+
+	while (i < priv->nr_pages) {
+		err = gb_pool_alloc_n(NUMA_NO_NODE, &priv->pages[i],
+				      priv->nr_pages - i, priv, &n);
+		i += n;
+		if (!err)
+			break;
+		if (err != -ENOMEM)
+			return err;
+		/* The last eviction did not give us a page. */
+		if (evicted && !n)
+			fruitless++;
+		evicted = fruitless < GB_EVICT_FRUITLESS &&
+			  gb_store_evict_one(GB_NEED_PAGES);
+		if (evicted) {
+			gb_store_note_pressure(false);
+			continue;
+		}
+		/* Nothing to evict: pages held by readers or quarantine. */
+		if (++tries > 50)
+			return -ENOMEM;
+		gb_pool_maint(false);
+		usleep_range(2000, 4000);
+	}
+	return 0;
+}
+
+/* RAM that objects hold: head pages (lent or reserved), quarantine, metadata. */
+static u64 gb_ram_used(void)
+{
+	return atomic64_read(&gb_store_head_bytes) + gb_pool_quarantined_bytes() +
+	       gb_pool_meta_bytes();
+}
+
+/*
+ * Kernel memory an object takes besides its head pages: the object and its
+ * private part as slab rounds them up, its share of the hash table and the
+ * id xarray, and for a tail the open file (struct file, dentry and inode,
+ * which the filesystem sizes: estimated).
+ */
+#define GB_INDEX_OVERHEAD	32
+#define GB_TAIL_OVERHEAD	2048
+
+static u32 gb_obj_meta_size(u32 nr, bool tail)
+{
+	size_t m = kmalloc_size_roundup(sizeof(struct gb_obj)) +
+		   kmalloc_size_roundup(sizeof(struct gb_obj_priv) +
+					(size_t)nr * sizeof(struct gb_hpage)) +
+		   GB_INDEX_OVERHEAD;
+
+	if (tail)
+		m += kmalloc_size_roundup(sizeof(struct gb_tail)) +
+		     GB_TAIL_OVERHEAD;
+	return m;
+}
+
+/*
+ * Charge @priv's head pages and metadata to the memory budget and evict
+ * until what objects hold fits in it again. Objects without a value take
+ * no page but still count, so a flood of empty values evicts instead of
+ * growing kernel memory. Fruitless evictions (whose victim's memory did
+ * not come back) are bounded as in gb_obj_alloc_pages().
+ */
+static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
+{
+	u64 limit = READ_ONCE(gb_store_cfg.memory);
+	int tries = 0, fruitless = 0;
+	u64 before;
+
+	priv->meta = gb_obj_meta_size(priv->nr_pages, tail);
+	gb_pool_meta_add(priv->meta);
+	atomic64_add((u64)priv->nr_pages << PAGE_SHIFT, &gb_store_head_bytes);
+	if (((u64)priv->nr_pages << PAGE_SHIFT) + priv->meta > limit)
+		return -ENOMEM;
+	while ((before = gb_ram_used()) > limit) {
+		if (fruitless < GB_EVICT_FRUITLESS &&
+		    gb_store_evict_one(GB_NEED_ANY)) {
+			gb_store_note_pressure(false);
+			if (gb_ram_used() >= before)
+				fruitless++;
+			continue;
+		}
+		if (++tries > 50)
+			return -ENOMEM;
+		gb_pool_maint(false);
+		usleep_range(2000, 4000);
+	}
+	/* Metadata may have left more blocks than the budget allows now. */
+	if (gb_pool_over_budget())
+		gb_store_kick_maint();
+	return 0;
+}
+
+static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
+			     u64 tail_len)
+{
+	u64 acct = round_up(tail_len, PAGE_SIZE);
+	int tries = 0, fruitless = 0;
+	struct gb_tail *t;
+	int err;
+
+	if (acct > READ_ONCE(gb_store_ssd_max))
+		return -ENOSPC;
+	while (atomic64_add_return(acct, &gb_store_tail_bytes) >
+	       READ_ONCE(gb_store_ssd_max)) {
+		u64 before = atomic64_sub_return(acct, &gb_store_tail_bytes);
+
+		if (fruitless >= GB_EVICT_FRUITLESS ||
+		    !gb_store_evict_one(GB_NEED_TAIL))
+			return -ENOSPC;
+		gb_store_note_pressure(true);
+		/* A victim nobody holds is uncharged when it is unlinked. */
+		if (atomic64_read(&gb_store_tail_bytes) >= before)
+			fruitless++;
+	}
+	priv->tail_acct = acct;
+	t = gb_tail_create(ssd);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	priv->tail = t;
+	/* Reserve the space now so that SSD full is detected before commit. */
+	for (;;) {
+		u64 could;
+		int i, evicted = 0;
+
+		err = vfs_fallocate(t->file, 0, 0, tail_len);
+		if (err == -EOPNOTSUPP)
+			return 0;
+		if (err != -ENOSPC)
+			return err;
+		/* Evict only if removing our other tails can make it fit. */
+		could = gb_ssd_avail(ssd) + atomic64_read(&gb_store_tail_bytes) - acct;
+		if (++tries > 8 || could < tail_len)
+			return -ENOSPC;
+		for (i = 0; i < 4; i++)
+			evicted += gb_store_evict_one(GB_NEED_TAIL);
+		if (!evicted)
+			return -ENOSPC;
+		gb_store_note_pressure(true);
+		gb_store_drain_tails();
+	}
+}
+
+/**
+ * gb_obj_alloc - build a new, unpublished object
+ * @key:     key bytes
+ * @klen:    key length
+ * @flags:   client flags
+ * @exptime: memcache exptime or absolute time (see gb_exptime_abs())
+ * @len:     value length
+ *
+ * Reserves head pages (evicting as needed) and, for values longer than
+ * ram_head, creates and reserves the tail file. Process context.
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
+			    s64 exptime, u64 len)
+{
+	u32 ram_head = READ_ONCE(gb_store_ram_head);
+	struct gb_obj_priv *priv;
+	struct gb_ssd *ssd = NULL;
+	struct gb_obj *obj;
+	u32 head_len, nr;
+	int err;
+
+	if (!gb_store_key_valid(key, klen))
+		return ERR_PTR(-EINVAL);
+	if (len > GB_VALUE_MAX)
+		return ERR_PTR(-E2BIG);
+	head_len = min_t(u64, len, ram_head);
+	if (len > head_len) {
+		ssd = gb_store_ssd_get_current();
+		if (!ssd)
+			return ERR_PTR(-E2BIG);
+	}
+	nr = DIV_ROUND_UP(head_len, PAGE_SIZE);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	priv = kvzalloc(struct_size(priv, pages, nr), GFP_KERNEL);
+	if (!obj || !priv) {
+		kfree(obj);
+		kvfree(priv);
+		gb_ssd_put(ssd);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&obj->ref, 1);
+	obj->len = len;
+	obj->flags = flags;
+	obj->exptime = gb_exptime_abs(exptime);
+	obj->priv = priv;
+	obj->klen = klen;
+	memcpy(obj->key, key, klen);
+	priv->obj = obj;
+	priv->head_len = head_len;
+	priv->nr_pages = nr;
+	INIT_LIST_HEAD(&priv->lru);
+
+	err = gb_obj_charge(priv, ssd);
+	if (!err)
+		err = gb_obj_alloc_pages(priv);
+	if (!err && ssd)
+		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
+	gb_ssd_put(ssd);
+	if (err) {
+		gb_obj_put(obj);
+		return ERR_PTR(err);
+	}
+	return obj;
+}
+
+/**
+ * gb_obj_head_len - bytes of the value held in RAM head pages
+ * @obj: object from gb_obj_alloc() or a lookup (any reference)
+ *
+ * Value bytes [0, gb_obj_head_len()) live in head pages; the rest, if any,
+ * in the tail file. Fixed when the object is allocated (min(len, ram_head)
+ * at that time), so it stays valid for the object's whole life even if
+ * ram_head is changed later. Any context.
+ *
+ * Return: head length in bytes, at most @obj->len.
+ */
+u32 gb_obj_head_len(const struct gb_obj *obj)
+{
+	return obj->priv->head_len;
+}
+
+/*
+ * Copy between @buf and the head bytes [*@off, head_len) of @priv, as many
+ * of @len as fall in the head (@to_head: into the head pages). Advances
+ * *@off and returns the number of bytes copied.
+ */
+static size_t gb_head_copy(struct gb_obj_priv *priv, u64 *off, void *buf,
+			   size_t len, bool to_head)
+{
+	size_t done = 0, n;
+
+	while (done < len && *off < priv->head_len) {
+		struct page *page = gb_hpage_page(&priv->pages[*off >> PAGE_SHIFT]);
+		unsigned int pgoff = offset_in_page(*off);
+		void *p;
+
+		n = min_t(u64, len - done, min_t(u64, PAGE_SIZE - pgoff,
+						 priv->head_len - *off));
+		p = kmap_local_page(page);
+		if (to_head)
+			memcpy(p + pgoff, buf + done, n);
+		else
+			memcpy(buf + done, p + pgoff, n);
+		kunmap_local(p);
+		done += n;
+		*off += n;
+	}
+	return done;
+}
+
+/*
+ * A tail operation on @obj failed with @err (@wb: its writeback failed).
+ * Unless the error is transient, the value cannot be served any more: the
+ * first failure counts it and unlinks the object if it is still the one in
+ * the index, so that later lookups miss instead of failing again. Process
+ * context, no store lock held. Returns the error to pass on.
+ */
+static int gb_obj_tail_error(struct gb_obj *obj, int err, bool wb)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	if (err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
+	    err == -EAGAIN)
+		return err;
+	if (xchg(&priv->bad, 1))
+		return err;
+	gb_stat_inc(wb ? GB_ST_TAIL_WB_ERRORS : GB_ST_TAIL_IO_ERRORS);
+	pr_warn_ratelimited("tail %016llx: %s error %d, object dropped\n",
+			    priv->tail->id, wb ? "writeback" : "read", err);
+	mutex_lock(&gb_store_wlock);
+	gb_store_unlink(obj, true);
+	mutex_unlock(&gb_store_wlock);
+	return err;
+}
+
+/* Check a tail read of @obj that got @err (0 if it worked) for errors. */
+static int gb_obj_tail_check(struct gb_obj *obj, int err)
+{
+	if (err)
+		return gb_obj_tail_error(obj, err, false);
+	err = gb_tail_check_wb(obj->priv->tail);
+	if (err)
+		return gb_obj_tail_error(obj, -EIO, true);
+	return 0;
+}
+
+/**
+ * gb_obj_write - fill value bytes of an unpublished object
+ * @obj: object from gb_obj_alloc()
+ * @off: value offset
+ * @src: bytes
+ * @len: count
+ *
+ * Return: 0, -EINVAL out of range, or the tail file's write error.
+ */
+int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	size_t n;
+
+	if (off > obj->len || len > obj->len - off)
+		return -EINVAL;
+	n = gb_head_copy(priv, &off, (void *)src, len, true);
+	if (n == len)
+		return 0;
+	return gb_tail_write(priv->tail, off - priv->head_len, src + n,
+			     len - n);
+}
+
+/**
+ * gb_obj_get_page - reference the page holding value byte @off
+ * @obj:   referenced object
+ * @off:   value offset
+ * @pg:    page (put_page() when done)
+ * @pgoff: offset of @off in *@pg
+ * @seg:   contiguous value bytes from @off in *@pg
+ *
+ * A tail that fails to read or whose writeback failed makes the store drop
+ * the object (see store.h).
+ *
+ * Return: 0 or -errno. Sleeps for tail bytes.
+ */
+int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
+		    unsigned int *pgoff, unsigned int *seg)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	struct page *page;
+	u64 end;
+	int err;
+
+	if (off >= obj->len)
+		return -EINVAL;
+	if (off < priv->head_len) {
+		page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
+		get_page(page);
+		end = priv->head_len;
+	} else {
+		if (READ_ONCE(priv->bad))
+			return -EIO;
+		page = gb_tail_get_page(priv->tail, off - priv->head_len,
+					obj->len - priv->head_len);
+		err = gb_obj_tail_check(obj, PTR_ERR_OR_ZERO(page));
+		if (err) {
+			if (!IS_ERR(page))
+				put_page(page);
+			return err;
+		}
+		end = obj->len;
+	}
+	*pg = page;
+	*pgoff = offset_in_page(off);
+	*seg = min_t(u64, PAGE_SIZE - *pgoff, end - off);
+	return 0;
+}
+
+/**
+ * gb_obj_read - copy value bytes out
+ * @obj: referenced object
+ * @off: value offset
+ * @dst: buffer
+ * @len: count
+ *
+ * Return: 0 or -errno. Sleeps for tail bytes.
+ */
+int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
+{
+	struct gb_obj_priv *priv = obj->priv;
+	size_t n;
+
+	if (off > obj->len || len > obj->len - off)
+		return -EINVAL;
+	n = gb_head_copy(priv, &off, dst, len, false);
+	if (n == len)
+		return 0;
+	if (READ_ONCE(priv->bad))
+		return -EIO;
+	return gb_obj_tail_check(obj, gb_tail_read(priv->tail,
+						   off - priv->head_len,
+						   dst + n, len - n));
+}
+
+/**
+ * gb_obj_copy - copy value bytes between objects
+ * @dst:     unpublished destination
+ * @dst_off: offset in @dst
+ * @src:     referenced source
+ * @src_off: offset in @src
+ * @len:     count
+ *
+ * Return: 0 or -errno. Sleeps.
+ */
+int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
+		u64 src_off, u64 len)
+{
+	void *buf;
+	size_t n;
+	int err = 0;
+
+	if (src_off > src->len || len > src->len - src_off ||
+	    dst_off > dst->len || len > dst->len - dst_off)
+		return -EINVAL;
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (len && !err) {
+		n = min_t(u64, len, PAGE_SIZE);
+		err = gb_obj_read(src, src_off, buf, n);
+		if (!err)
+			err = gb_obj_write(dst, dst_off, buf, n);
+		src_off += n;
+		dst_off += n;
+		len -= n;
+	}
+	kfree(buf);
+	return err;
+}
