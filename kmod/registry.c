@@ -5,9 +5,13 @@
  * One ops pointer per listener kind, set by the transport at its init and
  * cleared at its exit. Readers load it once per operation; the ops tables
  * are static and the transports' init and exit run in module init and
- * exit order (kmod/main.c: netlink, the only caller that may run
- * concurrently, comes up after them and goes down before them).
+ * exit order (kmod/main.c). Two kinds of readers: netlink, which comes up
+ * after the transports and goes down before them, and the memcache
+ * "stats" command, which runs on TCP connections, so the TCP transport
+ * unregisters only after its last connection is gone. No lock: the rule
+ * is that no reader outlives the transport's exit.
  */
+#include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/string.h>
 
@@ -23,8 +27,10 @@ static const struct gb_listener_ops *gb_transports[GB_LISTENER_KIND_MAX];
 void gb_transport_register(enum gb_listener_kind kind,
 			   const struct gb_listener_ops *ops)
 {
-	if (kind < GB_LISTENER_KIND_MAX)
-		WRITE_ONCE(gb_transports[kind], ops);
+	if (WARN_ON_ONCE(kind >= GB_LISTENER_KIND_MAX))
+		return;
+	WARN_ON_ONCE(gb_transports[kind]);
+	WRITE_ONCE(gb_transports[kind], ops);
 }
 
 /**
@@ -33,8 +39,9 @@ void gb_transport_register(enum gb_listener_kind kind,
  */
 void gb_transport_unregister(enum gb_listener_kind kind)
 {
-	if (kind < GB_LISTENER_KIND_MAX)
-		WRITE_ONCE(gb_transports[kind], NULL);
+	if (WARN_ON_ONCE(kind >= GB_LISTENER_KIND_MAX))
+		return;
+	WRITE_ONCE(gb_transports[kind], NULL);
 }
 
 /**

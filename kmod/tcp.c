@@ -1188,13 +1188,19 @@ void gb_tcp_exit(void)
 {
 	struct gb_tcp_listener *l, *tmp;
 
-	gb_transport_unregister(GB_LISTENER_MEMCACHE);
 	mutex_lock(&gb_tcp_mutex);
 	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
 		gb_tcp_stop(l);
 	mutex_unlock(&gb_tcp_mutex);
 	/* the connections' work runs on gb_tcp_wq, destroyed below */
 	wait_event(gb_tcp_waitq, gb_tcp_drained());
+	/*
+	 * Unregister only now: a memcache "stats" of a connection still
+	 * draining reads the totals through the registry (as it read them
+	 * directly before the registry existed). Netlink, the other reader,
+	 * is already gone.
+	 */
+	gb_transport_unregister(GB_LISTENER_MEMCACHE);
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);

@@ -253,7 +253,7 @@ static inline int gb_kmsg_scan(int fd)
 }
 
 /*
- * Store debugfs hook (kmod/store.c, gb_dbg_write): one command per write;
+ * Store debugfs hook (kmod/store/debugfs.c, gb_dbg_write): one command per write;
  * the first line read back is "CMD RESULT LEN".
  */
 #define GB_DEBUGFS	"/sys/kernel/debug"
