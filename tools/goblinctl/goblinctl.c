@@ -348,9 +348,11 @@ static json_object *json_text(const char *p, size_t n)
 
 	if (n > INT_MAX / 3)
 		die("string too long");
-	for (i = 0; i < n; i += l)
-		if (!(l = utf8_seq(s + i, n - i)))
+	for (i = 0; i < n; i += l) {
+		l = utf8_seq(s + i, n - i);
+		if (!l)
 			break;
+	}
 	if (i >= n)
 		return xjson(json_object_new_string_len(p, n));
 	buf = xcalloc(1, n * 3 + 1);
@@ -635,7 +637,7 @@ static uint64_t arg_size(const char *what, const char *s, uint64_t max)
 		break;
 	default:
 		usage_die("%s: invalid size suffix in \"%s\" (use K, M, G or T)",
-		    what, s);
+			  what, s);
 	}
 	if (*sfx) {
 		sfx++;
@@ -1493,7 +1495,7 @@ static int store_set(int argc, char **argv)
 					  arg_u64(k, v, UINT32_MAX));
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-			    "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
+				  "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
 		if (err)
 			die("request too large");
 	}
@@ -1815,7 +1817,7 @@ static int cmd_numa(int argc, char **argv)
 	}
 	if (argc < 3 || argc % 2 == 0)
 		usage_die("usage: %s numa set [policy local|interleave|bind] [node N]",
-		    prog);
+			  prog);
 	msg = req_msg(GOBLIN_CMD_NUMA_SET, 0);
 	for (i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "policy"))
@@ -1827,7 +1829,7 @@ static int cmd_numa(int argc, char **argv)
 				    arg_u64("node", argv[i + 1], UINT32_MAX));
 		else
 			usage_die("numa set: unknown setting \"%s\" (policy, node)",
-			    argv[i]);
+				  argv[i]);
 	}
 	req_run(msg, NULL, NULL, true);
 	return 0;
