@@ -9,6 +9,7 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,6 +33,8 @@
 #include <netlink/netlink.h>
 
 #include <linux/goblin.h>
+
+#include <json-c/json.h>
 
 #include "../include/gb_compiler.h"
 
@@ -92,6 +95,20 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	leave(1);
+}
+
+/* A syntax error: exit status 2, before anything is sent to the kernel. */
+static void __noreturn __printf(1, 2)
+usage_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	leave(2);
 }
 
 static void *xcalloc(size_t n, size_t sz)
@@ -259,122 +276,226 @@ static void fmt_field(char *buf, size_t len, const struct field *f)
 	}
 }
 
-/* JSON writer */
-static int json_depth;
-static bool json_first[32];
+/*
+ * JSON, through json-c. Strings from the kernel and keys that are valid
+ * UTF-8 without control characters are JSON strings as they are (no
+ * \u escapes beyond what JSON requires). A key that is not (binary keys
+ * of the RDMA protocol) is given as "key_hex": its bytes in lowercase hex,
+ * instead of "key". Other strings that are not valid UTF-8 have each
+ * invalid byte replaced by U+FFFD.
+ */
 
-static void json_indent(void)
+/* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	int i;
+	uint32_t cp;
+	size_t len, i;
 
-	if (!opt_pretty)
-		return;
-	putchar('\n');
-	for (i = 0; i < json_depth; i++)
-		fputs("  ", stdout);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
 }
 
-static void json_sep(void)
+/* A key shown as a JSON string: valid UTF-8, no C0 controls or DEL. */
+static bool key_is_text(const char *p, size_t n)
 {
-	if (!json_first[json_depth])
-		putchar(',');
-	json_first[json_depth] = false;
-	json_indent();
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, l;
+
+	while (i < n) {
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+		l = utf8_seq(s + i, n - i);
+		if (!l)
+			return false;
+		i += l;
+	}
+	return true;
 }
 
-static void json_string(const char *s, size_t n)
+static json_object *xjson(json_object *o)
 {
+	if (!o)
+		die("out of memory");
+	return o;
+}
+
+static json_object *json_text(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i, l, o = 0;
+	json_object *j;
+	char *buf;
+
+	if (n > INT_MAX / 3)
+		die("string too long");
+	for (i = 0; i < n; i += l) {
+		l = utf8_seq(s + i, n - i);
+		if (!l)
+			break;
+	}
+	if (i >= n)
+		return xjson(json_object_new_string_len(p, n));
+	buf = xcalloc(1, n * 3 + 1);
+	for (i = 0; i < n; i += l) {
+		l = utf8_seq(s + i, n - i);
+		if (l) {
+			memcpy(buf + o, s + i, l);
+			o += l;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			l = 1;
+		}
+	}
+	j = xjson(json_object_new_string_len(buf, o));
+	free(buf);
+	return j;
+}
+
+static void json_add(json_object *obj, const char *name, json_object *v)
+{
+	if (json_object_object_add(obj, name, xjson(v)))
+		die("out of memory");
+}
+
+static void json_add_field(json_object *obj, const struct field *f)
+{
+	static const char hex[] = "0123456789abcdef";
+	char kname[64], *buf;
 	size_t i;
 
-	putchar('"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_key(const char *k)
-{
-	json_sep();
-	json_string(k, strlen(k));
-	putchar(':');
-	if (opt_pretty)
-		putchar(' ');
-}
-
-static void json_open(char c)
-{
-	putchar(c);
-	json_depth++;
-	json_first[json_depth] = true;
-}
-
-static void json_close(char c)
-{
-	bool empty = json_first[json_depth];
-
-	json_depth--;
-	if (!empty)
-		json_indent();
-	putchar(c);
-}
-
-static void json_field_value(const struct field *f)
-{
 	switch (f->type) {
 	case F_U64:
 	case F_SIZE:
-		printf("%llu", (unsigned long long)f->u);
+		json_add(obj, f->name, json_object_new_uint64(f->u));
 		break;
 	case F_S64:
-		printf("%lld", (long long)f->s);
+		json_add(obj, f->name, json_object_new_int64(f->s));
 		break;
 	case F_BOOL:
-		fputs(f->u ? "true" : "false", stdout);
+		json_add(obj, f->name, json_object_new_boolean(f->u));
 		break;
 	case F_STR:
-		json_string(f->str, strlen(f->str));
+		json_add(obj, f->name, json_text(f->str, strlen(f->str)));
 		break;
 	case F_BIN:
-		json_string(f->str, f->u);
+		if (key_is_text(f->str, f->u)) {
+			json_add(obj, f->name, json_text(f->str, f->u));
+			break;
+		}
+		buf = xcalloc(2, f->u + 1);
+		for (i = 0; i < f->u; i++) {
+			buf[2 * i] = hex[(unsigned char)f->str[i] >> 4];
+			buf[2 * i + 1] = hex[f->str[i] & 15];
+		}
+		snprintf(kname, sizeof(kname), "%s_hex", f->name);
+		json_add(obj, kname, json_object_new_string_len(buf, 2 * f->u));
+		free(buf);
 		break;
 	}
 }
 
-static void json_rec(const struct rec *r)
+static json_object *json_rec(const struct rec *r)
 {
+	json_object *obj = xjson(json_object_new_object());
 	int i;
 
-	json_open('{');
-	for (i = 0; i < r->n; i++) {
-		json_key(r->f[i].name);
-		json_field_value(&r->f[i]);
-	}
-	json_close('}');
+	for (i = 0; i < r->n; i++)
+		json_add_field(obj, &r->f[i]);
+	return obj;
 }
 
-static void json_recs(const struct recs *rs)
+static json_object *json_recs(const struct recs *rs)
 {
+	json_object *arr = xjson(json_object_new_array());
 	size_t i;
 
-	json_open('[');
-	for (i = 0; i < rs->n; i++) {
-		json_sep();
-		json_rec(rs->r[i]);
-	}
-	json_close(']');
+	for (i = 0; i < rs->n; i++)
+		if (json_object_array_add(arr, json_rec(rs->r[i])))
+			die("out of memory");
+	return arr;
 }
 
-static void json_end(void)
+/*
+ * Text of @obj: indented with -p unless @oneline (streams of documents,
+ * one a line, whatever -p says).
+ */
+static const char *json_str(json_object *obj, bool oneline)
 {
-	putchar('\n');
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	if (opt_pretty && !oneline)
+		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	return json_object_to_json_string_ext(obj, flags);
+}
+
+/* Print @obj (consumed) as one JSON document and a newline. */
+static void json_put(json_object *obj, bool oneline)
+{
+	puts(json_str(obj, oneline));
+	fflush(stdout);
+	json_object_put(obj);
+}
+
+/*
+ * A JSON array printed element by element as a dump goes (constant
+ * memory): json_stream_begin(), json_stream_add() for each, then
+ * json_stream_end().
+ */
+static bool stream_first;
+
+static void json_stream_begin(void)
+{
+	stream_first = true;
+	putchar('[');
+}
+
+static void json_stream_add(json_object *obj)
+{
+	const char *t = json_str(obj, false);
+
+	if (!stream_first)
+		putchar(',');
+	stream_first = false;
+	if (opt_pretty) {
+		/* indent the element one level inside the array */
+		fputs("\n  ", stdout);
+		for (; *t; t++) {
+			putchar(*t);
+			if (*t == '\n')
+				fputs("  ", stdout);
+		}
+	} else {
+		fputs(t, stdout);
+	}
+	json_object_put(obj);
+}
+
+static void json_stream_end(void)
+{
+	if (opt_pretty && !stream_first)
+		putchar('\n');
+	puts("]");
 	fflush(stdout);
 }
 
@@ -480,7 +601,7 @@ static uint64_t arg_u64(const char *what, const char *s, uint64_t max)
 	uint64_t v;
 
 	if (!parse_u64(s, &v) || v > max)
-		die("%s: invalid number \"%s\"", what, s);
+		usage_die("%s: invalid number \"%s\"", what, s);
 	return v;
 }
 
@@ -493,12 +614,12 @@ static uint64_t arg_size(const char *what, const char *s, uint64_t max)
 	const char *sfx;
 
 	if (!n || n >= sizeof(num) || !isdigit((unsigned char)s[0]))
-		die("%s: invalid size \"%s\"", what, s);
+		usage_die("%s: invalid size \"%s\"", what, s);
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	sfx = end;
 	if (errno)
-		die("%s: invalid size \"%s\"", what, s);
+		usage_die("%s: invalid size \"%s\"", what, s);
 	switch (toupper((unsigned char)*sfx)) {
 	case '\0':
 		break;
@@ -515,18 +636,18 @@ static uint64_t arg_size(const char *what, const char *s, uint64_t max)
 		mul = 1ULL << 40;
 		break;
 	default:
-		die("%s: invalid size suffix in \"%s\" (use K, M, G or T)",
-		    what, s);
+		usage_die("%s: invalid size suffix in \"%s\" (use K, M, G or T)",
+			  what, s);
 	}
 	if (*sfx) {
 		sfx++;
 		if (!strcasecmp(sfx, "iB") || !strcasecmp(sfx, "B"))
 			sfx += strlen(sfx);
 		if (*sfx)
-			die("%s: invalid size suffix in \"%s\"", what, s);
+			usage_die("%s: invalid size suffix in \"%s\"", what, s);
 	}
 	if (v > max / mul)
-		die("%s: size \"%s\" too large", what, s);
+		usage_die("%s: size \"%s\" too large", what, s);
 	return v * mul;
 }
 
@@ -538,7 +659,7 @@ static bool arg_bool(const char *what, const char *s)
 	if (!strcmp(s, "off") || !strcmp(s, "0") || !strcmp(s, "no") ||
 	    !strcmp(s, "false"))
 		return false;
-	die("%s: expected on or off, got \"%s\"", what, s);
+	usage_die("%s: expected on or off, got \"%s\"", what, s);
 	return false;
 }
 
@@ -555,24 +676,24 @@ static void arg_addr(const char *s, struct addr *ad)
 	uint64_t port;
 
 	if (strlen(s) >= sizeof(buf))
-		die("address: invalid \"%s\"", s);
+		usage_die("address: invalid \"%s\"", s);
 	strcpy(buf, s);
 	ad->port = -1;
 	if (buf[0] == '[') {
 		p = strchr(buf, ']');
 		if (!p)
-			die("address: missing ']' in \"%s\"", s);
+			usage_die("address: missing ']' in \"%s\"", s);
 		*p++ = '\0';
 		host = buf + 1;
 		if (*p == ':') {
 			if (!parse_u64(p + 1, &port) || port < 1 || port > 65535)
-				die("address: invalid port in \"%s\"", s);
+				usage_die("address: invalid port in \"%s\"", s);
 			ad->port = port;
 		} else if (*p) {
-			die("address: invalid \"%s\"", s);
+			usage_die("address: invalid \"%s\"", s);
 		}
 		if (inet_pton(AF_INET6, host, ad->a) != 1)
-			die("address: invalid IPv6 address \"%s\"", host);
+			usage_die("address: invalid IPv6 address \"%s\"", host);
 		ad->family = AF_INET6;
 		return;
 	}
@@ -584,11 +705,11 @@ static void arg_addr(const char *s, struct addr *ad)
 	if (p) {
 		*p++ = '\0';
 		if (!parse_u64(p, &port) || port < 1 || port > 65535)
-			die("address: invalid port in \"%s\"", s);
+			usage_die("address: invalid port in \"%s\"", s);
 		ad->port = port;
 	}
 	if (inet_pton(AF_INET, host, ad->a) != 1)
-		die("address: invalid IPv4 address \"%s\"", host);
+		usage_die("address: invalid IPv4 address \"%s\"", host);
 	ad->family = AF_INET;
 }
 
@@ -622,8 +743,82 @@ static int lookup(const char *what, const char *s, const char *const *names,
 	for (i = 0; i < n; i++)
 		fprintf(stderr, " %s", names[i]);
 	fprintf(stderr, ")\n");
-	leave(1);
+	leave(2);
 }
+
+/*
+ * Command words: an exact name, or an unambiguous prefix of names meaning
+ * the same (`goblinctl l s` is `listener show`). Names with the same id
+ * are aliases ("show" and "list").
+ */
+struct word {
+	const char *name;
+	int id;
+};
+
+static int match_word(const char *what, const char *w,
+		      const struct word *words, size_t n)
+{
+	int id = -1;
+	size_t i, len = strlen(w);
+	bool ambiguous = false;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(w, words[i].name))
+			return words[i].id;
+	for (i = 0; len && i < n; i++) {
+		if (strncmp(w, words[i].name, len))
+			continue;
+		if (id >= 0 && id != words[i].id)
+			ambiguous = true;
+		id = words[i].id;
+	}
+	if (id >= 0 && !ambiguous)
+		return id;
+	fprintf(stderr, "%s: %s: %s \"%s\" (", prog, what,
+		ambiguous ? "ambiguous" : "unknown command", w);
+	for (i = 0; i < n; i++)
+		if (!ambiguous || !strncmp(w, words[i].name, len))
+			fprintf(stderr, "%s%s", i ? ", " : "", words[i].name);
+	fprintf(stderr, ")\n");
+	leave(2);
+}
+
+static bool is_help(const char *w)
+{
+	return !strcmp(w, "help") || !strcmp(w, "-h") || !strcmp(w, "--help");
+}
+
+/* Usage of the command being run, for `CMD help` and `CMD SUB -h`. */
+static const char *cmd_usage;
+
+static void __noreturn help_exit(void)
+{
+	printf("usage: %s %s\n", prog, cmd_usage);
+	leave(0);
+}
+
+/* -h or --help as the word after a subcommand */
+static void sub_help(int argc, char **argv)
+{
+	if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")))
+		help_exit();
+}
+
+enum { W_SHOW, W_SET, W_ADD, W_DEL };
+
+static const struct word show_set_words[] = {
+	{ "show", W_SHOW }, { "list", W_SHOW }, { "set", W_SET },
+};
+
+static const struct word show_words[] = {
+	{ "show", W_SHOW }, { "list", W_SHOW },
+};
+
+static const struct word listener_words[] = {
+	{ "add", W_ADD }, { "del", W_DEL }, { "delete", W_DEL },
+	{ "show", W_SHOW }, { "list", W_SHOW },
+};
 
 static const char *name_of(const char *const *names, int n, unsigned int v)
 {
@@ -694,15 +889,18 @@ static void nl_open(void)
 		die("goblin module not loaded (try: modprobe goblin)");
 }
 
+/*
+ * A request, built before any socket is opened (so that every syntax error
+ * is reported as such, module or not); req_run() fills in the family id.
+ */
 static struct nl_msg *req_msg(uint8_t cmd, int flags)
 {
 	struct nl_msg *msg;
 
-	nl_open();
 	msg = nlmsg_alloc();
 	if (!msg)
 		die("out of memory");
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family_id, 0, flags,
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, flags,
 			 cmd, GOBLIN_GENL_VERSION))
 		die("cannot build request");
 	return msg;
@@ -835,7 +1033,10 @@ static int cb_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static void explain(const struct req *rq)
+/* The failed request of the last req_run(..., false). */
+static struct req last_err;
+
+static void __noreturn explain(const struct req *rq)
 {
 	if (rq->error == -EPERM)
 		die("%s",
@@ -854,6 +1055,8 @@ static int req_run(struct nl_msg *msg,
 	struct nl_cb *cb;
 	int err;
 
+	nl_open();
+	nlmsg_hdr(msg)->nlmsg_type = family_id;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb)
 		die("out of memory");
@@ -883,6 +1086,8 @@ static int req_run(struct nl_msg *msg,
 	nlmsg_free(msg);
 	if (rq.error && fatal)
 		explain(&rq);
+	if (rq.error)
+		last_err = rq;
 	if (rq.error)
 		return rq.error;
 	return rq.intr ? 1 : 0;
@@ -1121,61 +1326,34 @@ static int parse_obj(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return NL_OK;
 }
 
-struct key_pos {
-	const char *key;
-	size_t len;
-	size_t pos;
+/*
+ * object list: each object is printed as its message arrives, from one
+ * record reused for all, so memory does not grow with the store.
+ */
+struct obj_stream {
+	uint64_t n;
 };
 
-static int key_pos_cmp(const void *a, const void *b)
+static void obj_row(const struct rec *r);
+
+static int stream_obj(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
-	const struct key_pos *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
+	struct obj_stream *st = arg;
+	struct recs one = { 0 };
+	struct rec *r;
 
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/*
- * An object replaced during a dump is reported twice, the new one after
- * the old one (ascending object ids): keep the last record of each key,
- * in dump order.
- */
-static void recs_newest_per_key(struct recs *rs)
-{
-	struct key_pos *kp;
-	size_t i, o;
-
-	if (rs->n < 2)
-		return;
-	kp = xcalloc(rs->n, sizeof(*kp));
-	for (i = 0; i < rs->n; i++) {
-		const struct field *f = rec_get(rs->r[i], "key");
-
-		kp[i].key = f ? f->str : "";
-		kp[i].len = f ? f->u : 0;
-		kp[i].pos = i;
+	if (parse_obj(tb, nlh, &one) != NL_OK || one.n != 1) {
+		recs_free(&one);
+		return NL_OK;
 	}
-	qsort(kp, rs->n, sizeof(*kp), key_pos_cmp);
-	for (i = 0; i + 1 < rs->n; i++) {
-		if (kp[i].len != kp[i + 1].len ||
-		    memcmp(kp[i].key, kp[i + 1].key, kp[i].len))
-			continue;
-		/* kp[i] is an older record of the same key: drop it */
-		for (o = 0; o < (size_t)rs->r[kp[i].pos]->n; o++)
-			free(rs->r[kp[i].pos]->f[o].str);
-		free(rs->r[kp[i].pos]);
-		rs->r[kp[i].pos] = NULL;
-	}
-	free(kp);
-	for (i = o = 0; i < rs->n; i++)
-		if (rs->r[i])
-			rs->r[o++] = rs->r[i];
-	rs->n = o;
+	r = one.r[0];
+	if (opt_json)
+		json_stream_add(json_rec(r));
+	else
+		obj_row(r);
+	st->n++;
+	recs_free(&one);
+	return NL_OK;
 }
 
 struct numa_reply {
@@ -1222,27 +1400,23 @@ static int parse_numa(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 static void need_args(int argc, int n, const char *usage)
 {
 	if (argc < n)
-		die("usage: %s %s", prog, usage);
+		usage_die("usage: %s %s", prog, usage);
 }
 
 static void print_one(const struct rec *r)
 {
-	if (opt_json) {
-		json_rec(r);
-		json_end();
-	} else {
+	if (opt_json)
+		json_put(json_rec(r), false);
+	else
 		human_kv(r);
-	}
 }
 
 static void print_list(const struct recs *rs, const char *const *cols)
 {
-	if (opt_json) {
-		json_recs(rs);
-		json_end();
-	} else if (rs->n) {
+	if (opt_json)
+		json_put(json_recs(rs), false);
+	else if (rs->n)
 		human_table(rs, cols);
-	}
 }
 
 static int version_cb(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
@@ -1262,7 +1436,7 @@ static int cmd_version(int argc, char **argv)
 	struct rec *r = rec_new(&rs);
 
 	if (argc)
-		die("usage: %s version", prog);
+		usage_die("usage: %s version", prog);
 	rec_str(r, "goblinctl", GOBLINCTL_VERSION);
 	req_run(req_msg(GOBLIN_CMD_VERSION_GET, 0), version_cb, r, true);
 	print_one(r);
@@ -1288,7 +1462,7 @@ static int store_set(int argc, char **argv)
 	int i;
 
 	if (argc < 2 || argc % 2)
-		die("usage: %s store set NAME VALUE [NAME VALUE]...", prog);
+		usage_die("usage: %s store set NAME VALUE [NAME VALUE]...", prog);
 	for (i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = argv[i + 1];
 		int err;
@@ -1320,8 +1494,8 @@ static int store_set(int argc, char **argv)
 			err = nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS,
 					  arg_u64(k, v, UINT32_MAX));
 		else
-			die("store set: unknown setting \"%s\" (%s)", k,
-			    "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
+			usage_die("store set: unknown setting \"%s\" (%s)", k,
+				  "memory, block, ram-head, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
 		if (err)
 			die("request too large");
 	}
@@ -1331,12 +1505,16 @@ static int store_set(int argc, char **argv)
 
 static int cmd_store(int argc, char **argv)
 {
-	if (argc < 1 || !strcmp(argv[0], "show"))
-		return store_show();
-	if (!strcmp(argv[0], "set"))
+	int w = argc ? match_word("store", argv[0], show_set_words,
+				  ARRAY_SIZE(show_set_words)) : W_SHOW;
+
+	if (argc)
+		sub_help(argc - 1, argv + 1);
+	if (w == W_SET)
 		return store_set(argc - 1, argv + 1);
-	die("store: unknown command \"%s\" (show, set)", argv[0]);
-	return 1;
+	if (argc > 1)
+		usage_die("usage: %s store show", prog);
+	return store_show();
 }
 
 static void put_addr(struct nl_msg *msg, const struct addr *ad)
@@ -1371,11 +1549,11 @@ static int listener_change(bool add, int argc, char **argv)
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
-			die("%s: missing value", k);
+			usage_die("%s: missing value", k);
 		if (!strcmp(k, "port"))
 			ad.port = arg_u64(k, v, 65535);
 		else if (!add)
-			die("usage: %s %s", prog, usage);
+			usage_die("usage: %s %s", prog, usage);
 		else if (!strcmp(k, "window"))
 			nla_put_u32(msg, GOBLIN_A_WINDOW,
 				    arg_size(k, v, UINT32_MAX));
@@ -1401,12 +1579,12 @@ static int listener_change(bool add, int argc, char **argv)
 			nla_put_u32(msg, GOBLIN_A_MAX_PEER_CONNS,
 				    arg_u64(k, v, UINT32_MAX));
 		else
-			die("listener add: unknown setting \"%s\"", k);
+			usage_die("listener add: unknown setting \"%s\"", k);
 	}
 	if (ad.port < 0)
-		die("port: missing (use ADDR:PORT, [ADDR6]:PORT or port N)");
+		usage_die("port: missing (use ADDR:PORT, [ADDR6]:PORT or port N)");
 	if (ad.port == 0)
-		die("port: must be 1..65535");
+		usage_die("port: must be 1..65535");
 	nla_put_u16(msg, GOBLIN_A_PORT, ad.port);
 	req_run(msg, NULL, NULL, true);
 	return 0;
@@ -1432,13 +1610,17 @@ static int cmd_listener(int argc, char **argv)
 	struct recs rs = { 0 };
 	int kind = -1;
 
-	if (argc >= 1 && !strcmp(argv[0], "add"))
+	int w = argc ? match_word("listener", argv[0], listener_words,
+				  ARRAY_SIZE(listener_words)) : W_SHOW;
+
+	if (argc)
+		sub_help(argc - 1, argv + 1);
+	if (w == W_ADD)
 		return listener_change(true, argc - 1, argv + 1);
-	if (argc >= 1 && !strcmp(argv[0], "del"))
+	if (w == W_DEL)
 		return listener_change(false, argc - 1, argv + 1);
-	if (argc >= 1 && strcmp(argv[0], "show"))
-		die("listener: unknown command \"%s\" (add, del, show)",
-		    argv[0]);
+	if (argc > 2)
+		usage_die("usage: %s listener show [KIND]", prog);
 	if (argc >= 2)
 		kind = lookup("listener kind", argv[1], kind_names,
 			      ARRAY_SIZE(kind_names));
@@ -1468,8 +1650,12 @@ static int cmd_conn(int argc, char **argv)
 	struct recs rs = { 0 };
 	int kind = -1;
 
-	if (argc >= 1 && strcmp(argv[0], "show"))
-		die("conn: unknown command \"%s\" (show)", argv[0]);
+	if (argc)
+		match_word("conn", argv[0], show_words, ARRAY_SIZE(show_words));
+	if (argc)
+		sub_help(argc - 1, argv + 1);
+	if (argc > 2)
+		usage_die("usage: %s conn show [KIND]", prog);
 	if (argc >= 2)
 		kind = lookup("listener kind", argv[1], kind_names,
 			      ARRAY_SIZE(kind_names));
@@ -1479,21 +1665,46 @@ static int cmd_conn(int argc, char **argv)
 	return 0;
 }
 
-static const char *const obj_cols[] = {
-	"key", "len", "flags", "cas", "exptime", NULL
-};
+/*
+ * Human rows of a streamed listing: fixed columns (widths cannot be
+ * measured before the end); a longer key or number shifts its row only.
+ */
+static void obj_row(const struct rec *r)
+{
+	static bool header;
+	char key[4 * GOBLIN_KEY_MAX + 8], len[32], flags[32], cas[32], exp[32];
+
+	if (!header) {
+		printf("%-32s  %12s  %10s  %20s  %11s\n", "KEY", "LEN", "FLAGS",
+		       "CAS", "EXPTIME");
+		header = true;
+	}
+	fmt_field(key, sizeof(key), rec_get(r, "key"));
+	fmt_field(len, sizeof(len), rec_get(r, "len"));
+	fmt_field(flags, sizeof(flags), rec_get(r, "flags"));
+	fmt_field(cas, sizeof(cas), rec_get(r, "cas"));
+	fmt_field(exp, sizeof(exp), rec_get(r, "exptime"));
+	printf("%-32s  %12s  %10s  %20s  %11s\n", key, len, flags, cas, exp);
+}
 
 static int cmd_object(int argc, char **argv)
 {
+	struct obj_stream st = { 0 };
 	struct recs rs = { 0 };
 	struct nl_msg *msg;
-	int tries, ret;
+	int ret;
 
 	need_args(argc, 1, "object show KEY | object list [--prefix P]");
-	if (!strcmp(argv[0], "show")) {
-		need_args(argc, 2, "object show KEY");
+	sub_help(argc - 1, argv + 1);
+	/* "object show" without a key lists, as "object list" */
+	if (match_word("object", argv[0], show_words,
+		       ARRAY_SIZE(show_words)) == W_SHOW &&
+	    strncmp(argv[0], "list", strlen(argv[0])) && argc >= 2 &&
+	    strcmp(argv[1], "--prefix") && strcmp(argv[1], "prefix")) {
+		if (argc > 2)
+			usage_die("usage: %s object show KEY", prog);
 		if (!argv[1][0] || strlen(argv[1]) > GOBLIN_KEY_MAX)
-			die("key: must be 1..%d bytes", GOBLIN_KEY_MAX);
+			usage_die("key: must be 1..%d bytes", GOBLIN_KEY_MAX);
 		msg = req_msg(GOBLIN_CMD_OBJ_GET, 0);
 		nla_put(msg, GOBLIN_A_KEY, strlen(argv[1]), argv[1]);
 		req_run(msg, parse_obj, &rs, true);
@@ -1503,42 +1714,47 @@ static int cmd_object(int argc, char **argv)
 		recs_free(&rs);
 		return 0;
 	}
-	if (strcmp(argv[0], "list"))
-		die("object: unknown command \"%s\" (show, list)", argv[0]);
 	if (argc == 3 && (!strcmp(argv[1], "--prefix") ||
 			  !strcmp(argv[1], "prefix"))) {
 		if (strlen(argv[2]) > GOBLIN_KEY_MAX)
-			die("prefix: longer than %d bytes", GOBLIN_KEY_MAX);
+			usage_die("prefix: longer than %d bytes", GOBLIN_KEY_MAX);
 	} else if (argc != 1) {
-		die("usage: %s object list [--prefix P]", prog);
+		usage_die("usage: %s object list [--prefix P]", prog);
 	}
+	msg = req_msg(GOBLIN_CMD_OBJ_GET, NLM_F_DUMP);
+	if (argc == 3)
+		nla_put(msg, GOBLIN_A_PREFIX, strlen(argv[2]), argv[2]);
+	/*
+	 * Open the socket first: an error before the first object must not
+	 * leave a "[" behind.
+	 */
+	nl_open();
+	if (opt_json)
+		json_stream_begin();
+	ret = req_run(msg, stream_obj, &st, false);
+	if (ret < 0) {
+		if (opt_json)
+			json_stream_end();
+		fflush(stdout);
+		explain(&last_err);
+	}
+	if (opt_json)
+		json_stream_end();
 	/*
 	 * NLM_F_DUMP_INTR: the kernel could not promise that every object
-	 * present for the whole dump is in it exactly once. Retry, then
-	 * report what we got.
+	 * present for the whole dump is in it exactly once (goblin.ko never
+	 * sets it today; a streamed listing cannot be retried).
 	 */
-	for (tries = 0; tries < 3; tries++) {
-		recs_free(&rs);
-		msg = req_msg(GOBLIN_CMD_OBJ_GET, NLM_F_DUMP);
-		if (argc == 3)
-			nla_put(msg, GOBLIN_A_PREFIX, strlen(argv[2]), argv[2]);
-		ret = req_run(msg, parse_obj, &rs, true);
-		if (ret != 1)
-			break;
-	}
 	if (ret == 1)
 		fprintf(stderr, "%s: warning: objects changed during the dump\n",
 			prog);
-	recs_newest_per_key(&rs);
-	print_list(&rs, obj_cols);
-	recs_free(&rs);
 	return 0;
 }
 
 static int cmd_flush(int argc, char **argv)
 {
 	if (argc)
-		die("usage: %s flush", prog);
+		usage_die("usage: %s flush", prog);
 	req_run(req_msg(GOBLIN_CMD_FLUSH, 0), NULL, NULL, true);
 	return 0;
 }
@@ -1568,19 +1784,13 @@ static void free_numa(struct numa_reply *nr)
 static int numa_show(void)
 {
 	struct numa_reply nr;
-	int i;
 
 	get_numa(&nr);
 	if (opt_json) {
-		json_open('{');
-		for (i = 0; i < nr.top->n; i++) {
-			json_key(nr.top->f[i].name);
-			json_field_value(&nr.top->f[i]);
-		}
-		json_key("nodes");
-		json_recs(&nr.nodes);
-		json_close('}');
-		json_end();
+		json_object *o = json_rec(nr.top);
+
+		json_add(o, "nodes", json_recs(&nr.nodes));
+		json_put(o, false);
 	} else {
 		human_kv(nr.top);
 		putchar('\n');
@@ -1595,13 +1805,19 @@ static int cmd_numa(int argc, char **argv)
 	struct nl_msg *msg;
 	int i;
 
-	if (argc < 1 || !strcmp(argv[0], "show"))
+	int w = argc ? match_word("numa", argv[0], show_set_words,
+				  ARRAY_SIZE(show_set_words)) : W_SHOW;
+
+	if (argc)
+		sub_help(argc - 1, argv + 1);
+	if (w == W_SHOW) {
+		if (argc > 1)
+			usage_die("usage: %s numa show", prog);
 		return numa_show();
-	if (strcmp(argv[0], "set"))
-		die("numa: unknown command \"%s\" (show, set)", argv[0]);
+	}
 	if (argc < 3 || argc % 2 == 0)
-		die("usage: %s numa set [policy local|interleave|bind] [node N]",
-		    prog);
+		usage_die("usage: %s numa set [policy local|interleave|bind] [node N]",
+			  prog);
 	msg = req_msg(GOBLIN_CMD_NUMA_SET, 0);
 	for (i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "policy"))
@@ -1612,8 +1828,8 @@ static int cmd_numa(int argc, char **argv)
 			nla_put_u32(msg, GOBLIN_A_NUMA_NODE,
 				    arg_u64("node", argv[i + 1], UINT32_MAX));
 		else
-			die("numa set: unknown setting \"%s\" (policy, node)",
-			    argv[i]);
+			usage_die("numa set: unknown setting \"%s\" (policy, node)",
+				  argv[i]);
 	}
 	req_run(msg, NULL, NULL, true);
 	return 0;
@@ -1674,8 +1890,8 @@ static int stats_watch(unsigned int interval, uint64_t count)
 					(c->u - p->u) / interval);
 		}
 		if (opt_json) {
-			json_rec(&out);
-			json_end();
+			/* one object a line, -p or not */
+			json_put(json_rec(&out), true);
 		} else {
 			printf("%-10s %10s %10s %10s %10s %10s %8s\n", "time",
 			       "get_hits/s", "misses/s", "sets/s", "evict/s",
@@ -1716,28 +1932,31 @@ static int cmd_stats(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-w") || !strcmp(argv[i], "--watch")) {
 			if (++i >= argc)
-				die("-w: missing SECONDS");
+				usage_die("-w: missing SECONDS");
 			interval = arg_u64("-w", argv[i], 86400);
 			if (!interval)
-				die("-w: SECONDS must be at least 1");
+				usage_die("-w: SECONDS must be at least 1");
 		} else if (!strcmp(argv[i], "-n") ||
 			   !strcmp(argv[i], "--count")) {
 			if (++i >= argc)
-				die("-n: missing COUNT");
+				usage_die("-n: missing COUNT");
 			count = arg_u64("-n", argv[i], UINT64_MAX);
-		} else if (!strcmp(argv[i], "global") ||
-			   !strcmp(argv[i], "listeners") ||
-			   !strcmp(argv[i], "conns") ||
-			   !strcmp(argv[i], "numa")) {
-			what = argv[i];
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
+			help_exit();
 		} else {
-			die("usage: %s stats [global|listeners|conns|numa] [-w SECONDS [-n COUNT]]",
-			    prog);
+			static const struct word w[] = {
+				{ "global", 0 }, { "listeners", 1 },
+				{ "conns", 2 }, { "numa", 3 },
+			};
+
+			what = w[match_word("stats", argv[i], w,
+					    ARRAY_SIZE(w))].name;
 		}
 	}
 	if (interval) {
 		if (strcmp(what, "global"))
-			die("-w: only global statistics can be watched");
+			usage_die("-w: only global statistics can be watched");
 		return stats_watch(interval, count);
 	}
 	if (!strcmp(what, "numa"))
@@ -1769,13 +1988,36 @@ static const char *const event_names[] = {
 
 static uint64_t events_seen;
 
+/* One event: a JSON object a line, or "HH:MM:SS event name=value...". */
+static void print_event(const struct rec *r)
+{
+	char tbuf[32];
+	int i;
+
+	if (opt_json) {
+		json_put(json_rec(r), true);
+	} else {
+		time_t t = time(NULL);
+
+		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&t));
+		printf("%s %s", tbuf, r->f[0].str);
+		for (i = 2; i < r->n; i++) {
+			char buf[300];
+
+			fmt_field(buf, sizeof(buf), &r->f[i]);
+			printf(" %s=%s", r->f[i].name, buf);
+		}
+		putchar('\n');
+		fflush(stdout);
+	}
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct nlattr *tb[GOBLIN_A_MAX + 1];
 	struct rec r = { 0 };
-	char tbuf[32];
 	int i;
 
 	if (genlmsg_parse(nlh, 0, tb, GOBLIN_A_MAX, NULL))
@@ -1807,51 +2049,85 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	if (tb[GOBLIN_A_PRESSURE_EVICTED])
 		rec_u64(&r, "evicted",
 			nla_get_u64(tb[GOBLIN_A_PRESSURE_EVICTED]));
-	if (opt_json) {
-		bool pretty = opt_pretty;
-
-		opt_pretty = false;	/* one event per line */
-		json_rec(&r);
-		json_end();
-		opt_pretty = pretty;
-	} else {
-		time_t t = time(NULL);
-
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&t));
-		printf("%s %s", tbuf, r.f[0].str);
-		for (i = 2; i < r.n; i++) {
-			char buf[300];
-
-			fmt_field(buf, sizeof(buf), &r.f[i]);
-			printf(" %s=%s", r.f[i].name, buf);
-		}
-		putchar('\n');
-		fflush(stdout);
-	}
+	print_event(&r);
 	for (i = 0; i < r.n; i++)
 		free(r.f[i].str);
 	events_seen++;
 	return NL_OK;
 }
 
+/*
+ * The socket overflowed (ENOBUFS): events were dropped. Say so, then
+ * resynchronise: list the listeners that exist now (from a second socket,
+ * as "listener" records) so that a consumer tracking them can rebuild its
+ * state, and carry on. Connections are not listed (they may be many).
+ */
+static void monitor_resync(void)
+{
+	struct nl_sock *mon = sk;
+	struct rec r = { 0 };
+	struct recs rs = { 0 };
+	size_t i;
+	int j;
+
+	fprintf(stderr, "%s: monitor: socket overflow, events lost; resynchronising\n",
+		prog);
+	rec_str(&r, "event", "events-lost");
+	rec_s64(&r, "time", time(NULL));
+	print_event(&r);
+	free(r.f[0].str);
+	sk = NULL;
+	nl_open();
+	req_run(req_msg(GOBLIN_CMD_LISTENER_GET, NLM_F_DUMP), parse_listener,
+		&rs, false);
+	nl_socket_free(sk);
+	sk = mon;
+	for (i = 0; i < rs.n; i++) {
+		struct rec *l = rs.r[i];
+
+		memset(&r, 0, sizeof(r));
+		rec_str(&r, "event", "listener");
+		rec_s64(&r, "time", time(NULL));
+		for (j = 0; j < l->n && j < 4; j++)	/* kind id address port */
+			r.f[r.n++] = l->f[j];
+		print_event(&r);
+		free(r.f[0].str);
+	}
+	memset(&r, 0, sizeof(r));
+	rec_str(&r, "event", "resync-done");
+	rec_s64(&r, "time", time(NULL));
+	rec_u64(&r, "listeners", rs.n);
+	print_event(&r);
+	free(r.f[0].str);
+	recs_free(&rs);
+}
+
 static int cmd_monitor(int argc, char **argv)
 {
-	uint64_t count = 0, timeout = 0;
+	static const struct word words[] = {
+		{ "count", 0 }, { "timeout", 1 }, { "rcvbuf", 2 },
+	};
+	uint64_t count = 0, timeout = 0, rcvbuf = 0;
 	struct pollfd pfd;
 	time_t end = 0;
 	int grp, err, i;
 
-	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "count"))
+	sub_help(argc, argv);
+	for (i = 0; i < argc; i += 2) {
+		int w = match_word("monitor", argv[i], words, ARRAY_SIZE(words));
+
+		if (i + 1 >= argc)
+			usage_die("%s: missing value", words[w].name);
+		if (w == 0)
 			count = arg_u64("count", argv[i + 1], UINT64_MAX);
-		else if (!strcmp(argv[i], "timeout"))
+		else if (w == 1)
 			timeout = arg_u64("timeout", argv[i + 1], 86400 * 365);
 		else
-			break;
+			rcvbuf = arg_size("rcvbuf", argv[i + 1], INT_MAX / 2);
 	}
-	if (i != argc)
-		die("usage: %s monitor [count N] [timeout SECONDS]", prog);
 	nl_open();
+	if (rcvbuf)
+		nl_socket_set_buffer_size(sk, rcvbuf, 0);
 	grp = genl_ctrl_resolve_grp(sk, GOBLIN_GENL_NAME, GOBLIN_MCGRP_EVENTS);
 	if (grp < 0)
 		die("goblin module has no \"events\" group");
@@ -1888,7 +2164,10 @@ static int cmd_monitor(int argc, char **argv)
 		if (err <= 0)
 			continue;
 		err = nl_recvmsgs_default(sk);
-		if (err < 0 && err != -NLE_AGAIN)
+		/* libnl reports ENOBUFS as NLE_NOMEM */
+		if (err == -NLE_NOMEM)
+			monitor_resync();
+		else if (err < 0 && err != -NLE_AGAIN && err != -NLE_INTR)
 			die("receiving events: %s", nl_geterror(err));
 	}
 	return 0;
@@ -1902,9 +2181,10 @@ static const char usage_text[] =
 	"\n"
 	"  store show | store set NAME VALUE...   memory block ram-head ssd-dir\n"
 	"                                         ssd-max promotion mlock cores\n"
+	"                                         rdma-max-conns\n"
 	"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
 	"                                [idle-timeout S] [write-timeout S]\n"
-	"                                [credits N] [port N]\n"
+	"                                [credits N] [max-peer-conns N] [port N]\n"
 	"  listener del KIND ADDR[:PORT]          KIND: memcache rdma http\n"
 	"  listener show [KIND]\n"
 	"  numa show | numa set [policy local|interleave|bind] [node N]\n"
@@ -1912,46 +2192,68 @@ static const char usage_text[] =
 	"  conn show [KIND]\n"
 	"  object show KEY | object list [--prefix P]\n"
 	"  flush\n"
-	"  monitor [count N] [timeout SECONDS]\n"
+	"  monitor [count N] [timeout SECONDS] [rcvbuf SIZE]\n"
 	"  version\n"
+	"  help\n"
 	"\n"
 	"  -j, --json     JSON output      -p, --pretty   indented JSON\n"
 	"  -b, --batch F  run commands from file F (\"-\" = stdin)\n"
-	"Sizes take K, M, G, T suffixes (powers of 1024). See goblinctl(8).\n";
+	"  -h, --help     this text        -V, --version  goblinctl's version\n"
+	"Commands and subcommands may be abbreviated (goblinctl l s); show and\n"
+	"list are the same. `COMMAND help` shows one command. Sizes take K, M,\n"
+	"G, T suffixes (powers of 1024). Exit status: 0 ok, 1 error (refused by\n"
+	"the kernel, module not loaded, ...), 2 usage error. See goblinctl(8).\n";
 
 static void print_usage(FILE *f)
 {
 	fputs(usage_text, f);
 }
 
+static int cmd_help(int argc, char **argv)
+{
+	print_usage(stdout);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const char *usage;
 } commands[] = {
-	{ "store", cmd_store },
-	{ "listener", cmd_listener },
-	{ "numa", cmd_numa },
-	{ "stats", cmd_stats },
-	{ "conn", cmd_conn },
-	{ "object", cmd_object },
-	{ "flush", cmd_flush },
-	{ "monitor", cmd_monitor },
-	{ "version", cmd_version },
+	{ "store", cmd_store,
+	  "store show | store set NAME VALUE [NAME VALUE]...\n"
+	  "  NAME: memory block ram-head ssd-dir ssd-max promotion mlock cores rdma-max-conns" },
+	{ "listener", cmd_listener,
+	  LISTENER_ADD_USAGE "\n       " LISTENER_DEL_USAGE
+	  "\n       listener show [KIND]\n  KIND: memcache rdma http" },
+	{ "numa", cmd_numa,
+	  "numa show | numa set [policy local|interleave|bind] [node N]" },
+	{ "stats", cmd_stats,
+	  "stats [global|listeners|conns|numa] [-w SECONDS [-n COUNT]]" },
+	{ "conn", cmd_conn, "conn show [KIND]" },
+	{ "object", cmd_object, "object show KEY | object list [--prefix P]" },
+	{ "flush", cmd_flush, "flush" },
+	{ "monitor", cmd_monitor,
+	  "monitor [count N] [timeout SECONDS] [rcvbuf SIZE]" },
+	{ "version", cmd_version, "version" },
+	{ "help", cmd_help, "help" },
 };
 
 static int run_command(int argc, char **argv)
 {
+	struct word words[ARRAY_SIZE(commands)];
 	size_t i;
+	int c;
 
-	if (!strcmp(argv[0], "help")) {
-		print_usage(stdout);
-		return 0;
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		words[i].name = commands[i].name;
+		words[i].id = i;
 	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[0], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	die("unknown command \"%s\" (try: goblinctl help)", argv[0]);
-	return 1;
+	c = match_word("command", argv[0], words, ARRAY_SIZE(words));
+	cmd_usage = commands[c].usage;
+	if (argc >= 2 && is_help(argv[1]))
+		help_exit();
+	return commands[c].fn(argc - 1, argv + 1);
 }
 
 /* Split a batch line into words; supports '...' and "..." quoting. */
@@ -1966,7 +2268,7 @@ static int split_line(char *line, char **argv, int max)
 		if (!*p || *p == '#')
 			break;
 		if (argc >= max)
-			die("batch: too many words");
+			usage_die("batch: too many words");
 		o = p;
 		argv[argc++] = p;
 		while (*p && !isspace((unsigned char)*p)) {
@@ -1976,7 +2278,7 @@ static int split_line(char *line, char **argv, int max)
 				while (*p && *p != q)
 					*o++ = *p++;
 				if (!*p)
-					die("batch: unterminated quote");
+					usage_die("batch: unterminated quote");
 				p++;
 			} else {
 				*o++ = *p++;
@@ -2027,7 +2329,9 @@ static int run_batch(const char *file)
 			fprintf(stderr, "%s: batch: %s:%d: command failed\n",
 				prog, file, lineno);
 			free(line);
-			return 1;
+			/* the command's own status: 2 for a usage error */
+			return WIFEXITED(status) && WEXITSTATUS(status) == 2 ?
+			       2 : 1;
 		}
 	}
 	free(line);
@@ -2038,34 +2342,37 @@ static int run_batch(const char *file)
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *batch = NULL;
-	int i;
+	int c;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "--")) {
-			i++;
+	/* "+": options end at the command (stats -w is the command's) */
+	while ((c = getopt_long(argc, argv, "+jpb:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opt_json = true;
 			break;
-		} else if (!strcmp(o, "-j") || !strcmp(o, "--json")) {
-			opt_json = true;
-		} else if (!strcmp(o, "-p") || !strcmp(o, "--pretty")) {
+		case 'p':
 			opt_pretty = true;
-		} else if (!strcmp(o, "-jp") || !strcmp(o, "-pj")) {
-			opt_json = true;
-			opt_pretty = true;
-		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			break;
+		case 'b':
+			batch = optarg;
+			break;
+		case 'h':
 			print_usage(stdout);
 			return 0;
-		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
+		case 'V':
 			printf("goblinctl %s\n", GOBLINCTL_VERSION);
 			return 0;
-		} else if (!strcmp(o, "-b") || !strcmp(o, "--batch")) {
-			if (++i >= argc)
-				die("-b: missing FILE");
-			batch = argv[i];
-		} else {
-			print_usage(stderr);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return 2;
 		}
 	}
@@ -2073,13 +2380,13 @@ int main(int argc, char **argv)
 	if (opt_pretty)
 		opt_json = true;
 	if (batch) {
-		if (i != argc)
-			die("-b: no command allowed with a batch file");
+		if (optind != argc)
+			usage_die("-b: no command allowed with a batch file");
 		return run_batch(batch);
 	}
-	if (i >= argc) {
+	if (optind >= argc) {
 		print_usage(stderr);
 		return 2;
 	}
-	return run_command(argc - i, argv + i);
+	return run_command(argc - optind, argv + optind);
 }
