@@ -245,34 +245,59 @@ static void mget_chunk(void *arg, size_t idx, int status,
 	}
 }
 
-static int cmd_mget(struct gb_conn *c, int n, char **keys, const char *dir)
+/*
+ * mget_begin()/mget_end(): the key lengths and output files around one
+ * get_many over a connection or a server set. mget_end() closes and frees
+ * what mget_begin() made and returns the exit status of the answers.
+ */
+static int mget_begin(struct mget_state *st, int n, char **keys,
+		      const char *dir, size_t **klens)
 {
-	struct mget_state st = { .keys = (const char *const *)keys,
-				 .dir = dir };
-	size_t *klens;
-	int i, ret;
+	int i;
 
-	klens = calloc((size_t)n, sizeof(*klens));
-	st.fds = calloc((size_t)n, sizeof(*st.fds));
-	if (!klens || !st.fds) {
+	*st = (struct mget_state){ .keys = (const char *const *)keys,
+				   .dir = dir };
+	*klens = calloc((size_t)n, sizeof(**klens));
+	st->fds = calloc((size_t)n, sizeof(*st->fds));
+	if (!*klens || !st->fds) {
+		free(*klens);
+		free(st->fds);
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		klens[i] = strlen(keys[i]);
-		st.fds[i] = -1;
+		(*klens)[i] = strlen(keys[i]);
+		st->fds[i] = -1;
 	}
-	ret = gb_get_many(c, (size_t)n, st.keys, klens, mget_chunk, &st);
+	return 0;
+}
+
+static int mget_end(struct mget_state *st, int n, size_t *klens)
+{
+	int i;
+
 	for (i = 0; i < n; i++)
-		if (st.fds[i] >= 0)
-			close(st.fds[i]);
+		if (st->fds[i] >= 0)
+			close(st->fds[i]);
 	free(klens);
-	free(st.fds);
-	if (ret)
-		return err_exit(c, "mget", ret);
-	if (st.failed)
+	free(st->fds);
+	if (st->failed)
 		return EXIT_FAIL;
-	return st.missing ? EXIT_NOTFOUND : 0;
+	return st->missing ? EXIT_NOTFOUND : 0;
+}
+
+static int cmd_mget(struct gb_conn *c, int n, char **keys, const char *dir)
+{
+	struct mget_state st;
+	size_t *klens;
+	int ret, rc;
+
+	rc = mget_begin(&st, n, keys, dir, &klens);
+	if (rc)
+		return rc;
+	ret = gb_get_many(c, (size_t)n, st.keys, klens, mget_chunk, &st);
+	rc = mget_end(&st, n, klens);
+	return ret ? err_exit(c, "mget", ret) : rc;
 }
 
 /* ---- server sets (-S) ---- */
@@ -357,32 +382,16 @@ static int fleet_set(struct gb_fleet *f, const char *key, const char *file,
 static int fleet_mget(struct gb_fleet *f, int n, char **keys,
 		      const char *dir)
 {
-	struct mget_state st = { .keys = (const char *const *)keys,
-				 .dir = dir };
+	struct mget_state st;
 	size_t *klens;
-	int i, ret;
+	int ret, rc;
 
-	klens = calloc((size_t)n, sizeof(*klens));
-	st.fds = calloc((size_t)n, sizeof(*st.fds));
-	if (!klens || !st.fds) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return EXIT_FAIL;
-	}
-	for (i = 0; i < n; i++) {
-		klens[i] = strlen(keys[i]);
-		st.fds[i] = -1;
-	}
+	rc = mget_begin(&st, n, keys, dir, &klens);
+	if (rc)
+		return rc;
 	ret = gb_fleet_get_many(f, (size_t)n, st.keys, klens, mget_chunk, &st);
-	for (i = 0; i < n; i++)
-		if (st.fds[i] >= 0)
-			close(st.fds[i]);
-	free(klens);
-	free(st.fds);
-	if (ret)
-		return fleet_exit(f, "mget", ret);
-	if (st.failed)
-		return EXIT_FAIL;
-	return st.missing ? EXIT_NOTFOUND : 0;
+	rc = mget_end(&st, n, klens);
+	return ret ? fleet_exit(f, "mget", ret) : rc;
 }
 
 static int fleet_where(struct gb_fleet *f, int n, char **keys)
