@@ -84,17 +84,21 @@ static void __noreturn leave(int status)
 	_exit(status);
 }
 
+static void __noreturn vdie(int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	leave(status);
+}
+
 static void __noreturn __printf(1, 2)
 die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	leave(1);
+	vdie(1, fmt, ap);
 }
 
 /* A syntax error: exit status 2, before anything is sent to the kernel. */
@@ -103,12 +107,8 @@ usage_die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	leave(2);
+	vdie(2, fmt, ap);
 }
 
 static void *xcalloc(size_t n, size_t sz)
