@@ -19,13 +19,15 @@
 #   make kmod-all   goblin.ko for every supported installed kernel
 #   make fuzz       run every libFuzzer target (FUZZ_SECONDS=N each)
 #   make checkpatch run checkpatch.pl --strict over the tree
-#   make install    install goblinctl, gbcli, libgoblin (library, headers,
-#                   uapi headers, goblin.pc, man pages) under DESTDIR/PREFIX
-#                   (default /usr/local); builds nothing but those
+#   make install    install goblinctl, gbcli, gbtrace, libgoblin (library,
+#                   headers, uapi headers, goblin.pc, man pages) under
+#                   DESTDIR/PREFIX (default /usr/local); builds nothing but
+#                   those
 #   make uninstall  remove what make install installed (same PREFIX, DESTDIR)
 #   make examples   the example programs of examples/ (against lib/)
-#   make check-packages  build the Debian packages, lintian them, and test
-#                   them (tests/packages/check; slow)
+#   make check-packages  build the Debian packages, lintian them, test
+#                   them, and as root install them, use them in the test
+#                   guest and purge them (tests/packages/run; CI runs it)
 #
 # WERROR=1 makes compiler warnings errors; the check targets and CI set it,
 # a plain `make` / `make install` (releases, distribution packages) do not.
@@ -60,9 +62,11 @@ export WERROR
 
 # Installed from: the library and gbcli (their Makefiles have install and
 # uninstall rules), goblinctl (installed by its Makefile, uninstalled here
-# from the same directories). The rest are tests and benchmarks.
+# from the same directories), tools/gbtrace (a script, installed here).
+# The rest are tests and benchmarks.
 INSTALL_DIRS := lib tools/gbcli
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -115,6 +119,9 @@ examples:
 install:
 	@set -e; for d in $(INSTALL_DIRS); do $(MAKE) -C $$d install; done
 	$(MAKE) -C tools/goblinctl install $(CTL_DIRS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 tools/gbtrace $(DESTDIR)$(BINDIR)/gbtrace
+	install -m 0644 tools/gbtrace.1 $(DESTDIR)$(MANDIR)/man1/gbtrace.1
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
 		echo ldconfig; ldconfig; fi
 
@@ -122,14 +129,16 @@ uninstall:
 	@set -e; for d in $(INSTALL_DIRS); do $(MAKE) -C $$d uninstall; done
 	rm -f $(DESTDIR)$(SBINDIR)/goblinctl \
 	      $(DESTDIR)$(MANDIR)/man8/goblinctl.8 \
-	      $(DESTDIR)$(BASHCOMPDIR)/goblinctl
+	      $(DESTDIR)$(BASHCOMPDIR)/goblinctl \
+	      $(DESTDIR)$(BINDIR)/gbtrace $(DESTDIR)$(MANDIR)/man1/gbtrace.1
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
 		echo ldconfig; ldconfig; fi
 
 # Build the .debs (dpkg-buildpackage into build/packages/), lintian them,
-# then install and exercise them in the test guest.
+# then (root) install them on this machine, exercise them in the test guest
+# and purge them.
 check-packages: deps
-	+tests/packages/check
+	+tests/packages/run
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(PWD) clean
@@ -175,8 +184,9 @@ demo: deps
 	+$(SUBMAKE) kmod
 	KVER=$(KVER) GOBLIN_KO=$(KO) tests/demo
 
+# QUICK=1: a smoke run of every pair (bench/run --quick).
 bench: user kmod
-	KVER=$(KVER) GOBLIN_KO=$(KO) bench/run
+	KVER=$(KVER) GOBLIN_KO=$(KO) bench/run $(if $(filter 1,$(QUICK)),--quick)
 
 # libFuzzer targets of every parser (FUZZ_SECONDS=N each; fuzz/Makefile).
 fuzz:

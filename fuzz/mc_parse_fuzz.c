@@ -21,6 +21,31 @@ static void fail(const char *why)
 	__builtin_trap();
 }
 
+/*
+ * The same line fed to mc_parse_cont() in pieces of @step bytes (as TCP
+ * reads deliver it) must give, for every piece, what mc_parse() gives for
+ * the bytes received so far.
+ */
+static void check_cont(const char *p, size_t len, size_t step)
+{
+	struct mc_req r, w;
+	int ret = MC_PARSE_MORE, want;
+	size_t l = 0;
+
+	memset(&r, 0, sizeof(r));
+	while (ret == MC_PARSE_MORE && l < len) {
+		l = l + step < len ? l + step : len;
+		ret = mc_parse_cont(p, l, &r);
+		want = mc_parse(p, l, &w);
+		if (ret != want)
+			fail("mc_parse_cont differs from mc_parse");
+		if (ret > 0 && r.cmd != w.cmd)
+			fail("mc_parse_cont command differs");
+		if (ret != MC_PARSE_MORE && r.scanned)
+			fail("mc_parse_cont keeps a scanned offset");
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* exact-size copy so that ASan sees any read past the end */
@@ -39,6 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!mc_check_result(p, len, ret, &req, &why))
 			fail(why);
+		if (len <= 1024)
+			check_cont(p, len, 1 + (size % 97));
 		if (ret <= 0)
 			break;
 		off += ret;

@@ -10,6 +10,7 @@
 #include <linux/rcupdate.h>
 
 #include "events.h"
+#include "trace.h"
 
 static const struct gb_event_sink __rcu *gb_event_sink;
 
@@ -58,6 +59,8 @@ void gb_event_conn(enum gb_listener_kind kind, u32 listener_id, u64 id,
 {
 	const struct gb_event_sink *sink;
 
+	trace_gb_conn(kind == GB_LISTENER_RDMA, id,
+		      open ? GB_TRACE_CONN_ACCEPT : GB_TRACE_CONN_FREE);
 	rcu_read_lock();
 	sink = rcu_dereference(gb_event_sink);
 	if (sink)

@@ -17,6 +17,7 @@
 extern unsigned long long gb_param_memory;	/* bytes, 0 = 1/8 of RAM */
 extern unsigned int gb_param_block;		/* bytes */
 extern unsigned int gb_param_ram_head;		/* bytes */
+extern unsigned int gb_param_item_max;		/* bytes, largest value */
 extern char *gb_param_ssd_dir;			/* "" = no SSD tier */
 extern unsigned long long gb_param_ssd_max;	/* bytes, 0 = free space */
 extern unsigned int gb_param_cores;		/* 0 = all online CPUs */
@@ -28,6 +29,8 @@ int gb_store_init(void);
 void gb_store_exit(void);
 int gb_tcp_init(void);
 void gb_tcp_exit(void);
+int gb_http_init(void);
+void gb_http_exit(void);
 int gb_rdma_init(void);
 void gb_rdma_exit(void);
 int gb_netlink_init(void);

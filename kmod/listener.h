@@ -16,7 +16,7 @@
 enum gb_listener_kind {
 	GB_LISTENER_MEMCACHE,	/* memcache text protocol over TCP */
 	GB_LISTENER_RDMA,	/* Goblin protocol v3 over RDMA RC */
-	GB_LISTENER_HTTP,	/* HTTP/1.1 GET over TCP (later) */
+	GB_LISTENER_HTTP,	/* HTTP/1.1 over TCP */
 	GB_LISTENER_KIND_MAX,
 };
 
@@ -32,6 +32,8 @@ enum gb_listener_kind {
  * @windows:      RDMA bulk windows per QP (0 = default)
  * @credits:      RDMA control ring credits (0 = default)
  * @max_peer_conns: RDMA connections from one peer address (0 = default)
+ * @header_timeout: HTTP: seconds a request head may take to arrive
+ *                (0 = default, 10)
  */
 struct gb_listener_config {
 	enum gb_listener_kind kind;
@@ -43,6 +45,7 @@ struct gb_listener_config {
 	u32 windows;
 	u32 credits;
 	u32 max_peer_conns;
+	u32 header_timeout;
 };
 
 /**

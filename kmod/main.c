@@ -25,6 +25,10 @@ unsigned int gb_param_ram_head = 256 << 10;
 module_param_named(ram_head, gb_param_ram_head, uint, 0444);
 MODULE_PARM_DESC(ram_head, "Bytes of each value held in RAM (default 256 KiB)");
 
+unsigned int gb_param_item_max = 1 << 20;
+module_param_named(item_max, gb_param_item_max, uint, 0444);
+MODULE_PARM_DESC(item_max, "Largest value in bytes, 1 KiB..16 MiB (default 1 MiB, like memcached -I)");
+
 char *gb_param_ssd_dir = "";
 module_param_named(ssd_dir, gb_param_ssd_dir, charp, 0444);
 MODULE_PARM_DESC(ssd_dir, "Directory for value tails (default: none, RAM only)");
@@ -51,6 +55,7 @@ static const struct gb_subsys gb_subsystems[] = {
 	{ "stats",	gb_stats_init,		gb_stats_exit },
 	{ "store",	gb_store_init,		gb_store_exit },
 	{ "tcp",	gb_tcp_init,		gb_tcp_exit },
+	{ "http",	gb_http_init,		gb_http_exit },
 	{ "rdma",	gb_rdma_init,		gb_rdma_exit },
 	{ "netlink",	gb_netlink_init,	gb_netlink_exit },
 };

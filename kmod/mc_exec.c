@@ -3,9 +3,8 @@
  * Goblin Store: memcache request execution (classic and meta commands).
  *
  * Responses are byte-compatible with memcached 1.6.18 for everything the
- * store can express. Known differences: mg h/l report 0 (no access
- * tracking), mg/ma N vivification has no stale/win-token state beyond the
- * first W, md/ms I (invalidate) behave as plain delete/set.
+ * store can express; the remaining differences are listed in
+ * Documentation/memcache.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,12 +20,16 @@
 #include "store.h"
 #include "registry.h"
 #include "mc_exec.h"
+#include "trace.h"
 
 static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_flush = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_touch = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_meta = ATOMIC64_INIT(0);
 static time64_t gb_mc_started;
+/* Reported by "stats settings" only: Goblin logs nothing per request. */
+static u32 gb_mc_verbosity;
+static bool gb_mc_detail;
 
 void gb_mc_exec_init(void)
 {
@@ -101,7 +104,8 @@ static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
  *
  * Return: 0 if the value can be sent, else -errno from the store.
  */
-static int gb_value_readable(struct gb_obj *obj)
+static int gb_value_readable(struct gb_obj *obj,
+			     const struct gb_trace_id *tid)
 {
 	u32 head = gb_obj_head_len(obj);
 	unsigned int pgoff, seg;
@@ -110,7 +114,7 @@ static int gb_value_readable(struct gb_obj *obj)
 
 	if (obj->len <= head)
 		return 0;
-	err = gb_obj_get_page(obj, head, &pg, &pgoff, &seg);
+	err = gb_obj_get_page_id(obj, head, &pg, &pgoff, &seg, tid);
 	if (err)
 		return err;
 	put_page(pg);
@@ -133,15 +137,16 @@ static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
 	} else {
 		obj = gb_store_get(key, klen);
 	}
+	trace_gb_mc_lookup(sink->tid, klen, !!obj, obj ? obj->len : 0);
 	if (!obj)
 		return 0;
-	if (gb_value_readable(obj)) {
+	if (gb_value_readable(obj, sink->tid)) {
 		gb_obj_put(obj);
 		return 1;
 	}
 	if (with_cas)
 		n = scnprintf(hdr, sizeof(hdr), "VALUE %.*s %u %llu %llu\r\n",
-			      (int)klen, key, obj->flags, obj->len, obj->cas);
+			      (int)klen, key, obj->flags, obj->len, READ_ONCE(obj->cas));
 	else
 		n = scnprintf(hdr, sizeof(hdr), "VALUE %.*s %u %llu\r\n",
 			      (int)klen, key, obj->flags, obj->len);
@@ -212,6 +217,66 @@ static __printf(5, 6) void gb_mc_stat(char *buf, size_t size, size_t *off, const
 	*off += scnprintf(buf + *off, size - *off, "\r\n");
 }
 
+static bool gb_stats_sub(const struct mc_req *req, const char *name)
+{
+	return req->klen == strlen(name) && !memcmp(req->key, name, req->klen);
+}
+
+/* "stats settings": memcached's names, for the settings Goblin has. */
+static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
+{
+	struct gb_store_stats st;
+	struct gb_xport_stats tt;
+	size_t off = 0;
+
+	gb_store_get_stats(&st);
+	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &tt);
+	gb_mc_stat(buf, size, &off, "maxbytes", "%llu", st.memory_limit);
+	gb_mc_stat(buf, size, &off, "maxconns", "%u", tt.max_conns);
+	gb_mc_stat(buf, size, &off, "verbosity", "%u",
+		   READ_ONCE(gb_mc_verbosity));
+	gb_mc_stat(buf, size, &off, "evictions", "on");
+	gb_mc_stat(buf, size, &off, "num_threads", "%u",
+		   gb_param_cores ? gb_param_cores : num_online_cpus());
+	gb_mc_stat(buf, size, &off, "detail_enabled", "%s",
+		   READ_ONCE(gb_mc_detail) ? "yes" : "no");
+	gb_mc_stat(buf, size, &off, "cas_enabled", "yes");
+	gb_mc_stat(buf, size, &off, "item_size_max", "%u",
+		   gb_store_item_max());
+	gb_mc_stat(buf, size, &off, "flush_enabled", "yes");
+	off += scnprintf(buf + off, size - off, "END\r\n");
+	return gb_text(sink, buf, off);
+}
+
+/* stats with a subcommand; memcached 1.6.18's answers where it has one */
+static int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
+{
+	char *buf;
+	int err;
+
+	if (gb_stats_sub(req, "detail")) {
+		if (req->mode == MC_STATS_DETAIL_DUMP)
+			return gb_text(sink, "END\r\n", 5);
+		WRITE_ONCE(gb_mc_detail, req->mode == MC_STATS_DETAIL_ON);
+		return gb_line(sink, "OK");
+	}
+	if (gb_stats_sub(req, "sizes"))
+		return gb_line(sink, "STAT sizes_status disabled\r\nEND");
+	if (gb_stats_sub(req, "items") || gb_stats_sub(req, "slabs") ||
+	    gb_stats_sub(req, "conns"))
+		return gb_text(sink, "END\r\n", 5);
+	if (gb_stats_sub(req, "reset"))
+		return gb_text(sink, "RESET\r\n", 7);
+	if (!gb_stats_sub(req, "settings"))
+		return gb_line(sink, MC_ERR_ERROR);
+	buf = kmalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = gb_mc_settings(sink, buf, 1024);
+	kfree(buf);
+	return err;
+}
+
 static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 {
 	struct gb_store_stats st;
@@ -220,17 +285,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	char *buf;
 	int err;
 
-	if (req->klen) {
-		if ((req->klen == 5 && !memcmp(req->key, "items", 5)) ||
-		    (req->klen == 5 && !memcmp(req->key, "slabs", 5)) ||
-		    (req->klen == 5 && !memcmp(req->key, "sizes", 5)) ||
-		    (req->klen == 5 && !memcmp(req->key, "conns", 5)) ||
-		    (req->klen == 8 && !memcmp(req->key, "settings", 8)))
-			return gb_text(sink, "END\r\n", 5);
-		if (req->klen == 5 && !memcmp(req->key, "reset", 5))
-			return gb_text(sink, "RESET\r\n", 7);
-		return gb_line(sink, MC_ERR_ERROR);
-	}
+	if (req->klen)
+		return gb_mc_stats_sub(req, sink);
 	buf = kmalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -253,6 +309,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   tt.rejected);
 	gb_mc_stat(buf, size, &off, "write_stall_closes", "%llu",
 		   tt.write_stalls);
+	gb_mc_stat(buf, size, &off, "data_stall_closes", "%llu",
+		   tt.data_stalls);
 	gb_mc_stat(buf, size, &off, "cmd_get", "%lld",
 		   atomic64_read(&gb_mc_cmd_get));
 	gb_mc_stat(buf, size, &off, "cmd_set", "%llu", st.cmd_set);
@@ -300,50 +358,22 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	return err;
 }
 
-/* Meta return flags common to hits: s t c f h l O k b, in request order. */
-static size_t gb_meta_ret(const struct mc_req *req, struct gb_obj *obj,
-			  char *p)
+/* " O<opaque>" */
+static size_t gb_put_opaque(char *p, const struct mc_req *req)
 {
-	size_t o = 0;
-	unsigned int i;
+	p[0] = ' ';
+	memcpy(p + 1, req->opaque, req->olen);
+	return req->olen + 1;
+}
 
-	for (i = 0; i < req->nmeta; i++) {
-		const struct mc_meta_flag *m = &req->meta[i];
-		s64 ttl;
+/* " t<ttl>" for absolute expiry @exp (memcached: -1 when immortal) */
+static size_t gb_put_ttl(char *p, s64 exp)
+{
+	s64 ttl = exp ? exp - gb_now() : -1;
 
-		switch (m->c) {
-		case 's':
-			o += sprintf(p + o, " s%llu", obj->len);
-			break;
-		case 't':
-			ttl = obj->exptime ? obj->exptime - gb_now() : -1;
-			if (obj->exptime && ttl < 0)
-				ttl = 0;
-			o += sprintf(p + o, " t%lld", ttl);
-			break;
-		case 'c':
-			o += sprintf(p + o, " c%llu", obj->cas);
-			break;
-		case 'f':
-			o += sprintf(p + o, " f%u", obj->flags);
-			break;
-		case 'h':
-			o += sprintf(p + o, " h0");
-			break;
-		case 'l':
-			o += sprintf(p + o, " l0");
-			break;
-		case 'O':
-			p[o++] = ' ';
-			memcpy(p + o, req->opaque, req->olen);
-			o += req->olen;
-			break;
-		case 'k':
-			o += gb_put_key(p + o, req->key, req->klen, req->b64);
-			break;
-		}
-	}
-	return o;
+	if (exp && ttl < 0)
+		ttl = 0;
+	return sprintf(p, " t%lld", ttl);
 }
 
 /* Echo only O and k (misses, md, ms). */
@@ -353,13 +383,10 @@ static size_t gb_meta_echo(const struct mc_req *req, char *p)
 	unsigned int i;
 
 	for (i = 0; i < req->nmeta; i++) {
-		if (req->meta[i].c == 'O') {
-			p[o++] = ' ';
-			memcpy(p + o, req->opaque, req->olen);
-			o += req->olen;
-		} else if (req->meta[i].c == 'k') {
+		if (req->meta[i].c == 'O')
+			o += gb_put_opaque(p + o, req);
+		else if (req->meta[i].c == 'k')
 			o += gb_put_key(p + o, req->key, req->klen, req->b64);
-		}
 	}
 	return o;
 }
@@ -385,11 +412,17 @@ static int gb_meta_reply(struct gb_mc_sink *sink, const char *code,
 	return err;
 }
 
-/* Create an object holding @len bytes of @data (vivify, ma). */
-static int gb_mc_create(const char *key, size_t klen, u32 flags, s64 abs,
-			const void *data, size_t len)
+/*
+ * Create an object holding @len bytes of @data (vivify, ma), with its win
+ * token taken when @won (mg N: the creator is told W, everyone after Z).
+ * When stored and @objp is not NULL, *@objp gets a reference to it (not
+ * to whatever replaced it meanwhile).
+ */
+static int gb_mc_create(const char *key, size_t klen, s64 abs, bool won,
+			const void *data, size_t len, u64 *cas,
+			struct gb_obj **objp)
 {
-	struct gb_obj *obj = gb_obj_alloc(key, klen, flags, abs, len);
+	struct gb_obj *obj = gb_obj_alloc(key, klen, 0, abs, len);
 	int err;
 
 	if (IS_ERR(obj))
@@ -401,41 +434,102 @@ static int gb_mc_create(const char *key, size_t klen, u32 flags, s64 abs,
 			return err;
 		}
 	}
-	return gb_store_commit(obj, GB_MODE_ADD, 0);
+	if (won)
+		gb_obj_preset_win(obj);
+	if (!objp)
+		return gb_store_commit_cas(obj, GB_MODE_ADD, 0, cas);
+	refcount_inc(&obj->ref);
+	err = gb_store_commit_cas(obj, GB_MODE_ADD, 0, cas);
+	if (err == GB_STORED)
+		*objp = obj;
+	else
+		gb_obj_put(obj);
+	return err;
 }
 
+/*
+ * mg, as memcached 1.6.18's process_mget_command(): the return flags in
+ * request order, T and N applied where they stand (a t before T shows the
+ * old TTL), h and l as they were before this access, then Z (a win was
+ * sent already), X (stale) and W (this client won: N created the item, R
+ * found its TTL below the token, or it is stale, and no win was sent yet).
+ * T, N, R and a stale object change the meta state: that happens under
+ * gb_store_meta_lock(), as memcached holds the item lock for them.
+ */
 static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
 {
-	bool won = false;
+	bool created = false, want = false, won = false, z = false;
+	bool stale, bump = !(req->mflags & MC_MF('u'));
+	struct gb_obj_access before = { };
+	bool locked = req->mflags & (MC_MF('T') | MC_MF('N') | MC_MF('R'));
 	struct gb_obj *obj;
+	unsigned int i;
+	s64 exp, now;
 	char *buf;
 	size_t o;
 	int err;
 
 	atomic64_inc(&gb_mc_cmd_meta);
 	atomic64_inc(&gb_mc_cmd_get);
-	if (req->has_exptime) {
+	if (req->has_exptime)
 		atomic64_inc(&gb_mc_cmd_touch);
-		obj = gb_store_get_touch(req->key, req->klen,
-					 gb_mc_abs(req->exptime));
-	} else {
-		obj = gb_store_get(req->key, req->klen);
+	if (locked)
+		gb_store_meta_lock(req->key, req->klen);
+	obj = gb_store_get_meta(req->key, req->klen, bump, req->has_exptime,
+				&before);
+	if (obj && !locked && gb_obj_stale(obj)) {
+		/* the win token is at stake: lock, then make sure of @obj */
+		gb_store_meta_lock(req->key, req->klen);
+		locked = true;
+		if (!gb_obj_linked(obj)) {
+			gb_obj_put(obj);
+			obj = gb_store_peek(req->key, req->klen);
+		}
 	}
 	if (!obj && (req->mflags & MC_MF('N'))) {
-		err = gb_mc_create(req->key, req->klen, 0,
-				   gb_mc_abs(req->vivify), NULL, 0);
-		won = err == GB_STORED;
-		obj = gb_store_get(req->key, req->klen);
+		/* the TTL the flags leave it with, in their order */
+		exp = 0;
+		for (i = 0; i < req->nmeta; i++) {
+			if (req->meta[i].c == 'N')
+				exp = gb_mc_abs(req->vivify);
+			else if (req->meta[i].c == 'T')
+				exp = gb_mc_abs(req->exptime);
+		}
+		err = gb_mc_create(req->key, req->klen, exp, true, NULL, 0,
+				   NULL, &obj);
+		created = err == GB_STORED;
+		if (created) {
+			/* memcached bumps the item it created too (h1 next) */
+			if (bump)
+				gb_obj_mark_read(obj);
+			before = (struct gb_obj_access){ .atime = gb_now() };
+		} else {
+			/* stored by a command that does not take the lock */
+			obj = gb_store_get_meta(req->key, req->klen, bump,
+						false, &before);
+		}
 	}
-	if (!obj)
+	/* a vivified object is a miss, as memcached counts it */
+	trace_gb_mc_lookup(sink->tid, req->klen, obj && !created,
+			   obj ? obj->len : 0);
+	if (!obj) {
+		if (locked)
+			gb_store_meta_unlock(req->key, req->klen);
 		return gb_meta_reply(sink, "EN", req, req->noreply);
-	if ((req->mflags & MC_MF('v')) && gb_value_readable(obj)) {
+	}
+	/* stale and win token stay put while locked (md I takes it too) */
+	stale = locked && gb_obj_stale(obj);
+	if ((req->mflags & MC_MF('v')) && gb_value_readable(obj, sink->tid)) {
+		if (locked)
+			gb_store_meta_unlock(req->key, req->klen);
 		gb_obj_put(obj);
 		return gb_line(sink, GB_MC_ERR_UNREADABLE);
 	}
 
 	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
 	if (!buf) {
+		if (locked)
+			gb_store_meta_unlock(req->key, req->klen);
 		gb_obj_put(obj);
 		return -ENOMEM;
 	}
@@ -443,7 +537,74 @@ static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
 		o = sprintf(buf, "VA %llu", obj->len);
 	else
 		o = sprintf(buf, "HD");
-	o += gb_meta_ret(req, obj, buf + o);
+	/*
+	 * memcached allocates a vivified item immortal, then applies T and
+	 * N in order; a created object has its final TTL already.
+	 */
+	exp = created ? 0 : READ_ONCE(obj->exptime);
+	now = gb_now();
+	for (i = 0; i < req->nmeta; i++) {
+		switch (req->meta[i].c) {
+		case 'T':
+			exp = gb_mc_abs(req->exptime);
+			if (!created)
+				gb_obj_set_exptime(obj, exp);
+			break;
+		case 'N':
+			if (created)
+				exp = gb_mc_abs(req->vivify);
+			break;
+		case 'R':
+			if (!created && exp && exp < gb_mc_abs(req->recache))
+				want = true;
+			break;
+		case 's':
+			o += sprintf(buf + o, " s%llu", obj->len);
+			break;
+		case 't':
+			o += gb_put_ttl(buf + o, exp);
+			break;
+		case 'c':
+			o += sprintf(buf + o, " c%llu", READ_ONCE(obj->cas));
+			break;
+		case 'f':
+			o += sprintf(buf + o, " f%u", obj->flags);
+			break;
+		case 'h':
+			o += sprintf(buf + o, " h%d", before.fetched);
+			break;
+		case 'l':
+			o += sprintf(buf + o, " l%lld",
+				     max_t(s64, now - before.atime, 0));
+			break;
+		case 'O':
+			o += gb_put_opaque(buf + o, req);
+			break;
+		case 'k':
+			o += gb_put_key(buf + o, req->key, req->klen, req->b64);
+			break;
+		}
+	}
+	if (created) {
+		won = true;
+	} else {
+		if (stale)
+			want = true;
+		/* one winner: the token is taken under the lock */
+		if (want)
+			won = gb_obj_claim_win(obj);
+		z = want ? !won : gb_obj_win_sent(obj);
+	}
+	if (locked)
+		gb_store_meta_unlock(req->key, req->klen);
+	if (z) {
+		memcpy(buf + o, " Z", 2);
+		o += 2;
+	}
+	if (stale) {
+		memcpy(buf + o, " X", 2);
+		o += 2;
+	}
 	if (won) {
 		memcpy(buf + o, " W", 2);
 		o += 2;
@@ -462,12 +623,20 @@ static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
 	return gb_text(sink, "\r\n", 2);
 }
 
+/* md, with I (mark stale, new cas, T sets the TTL) like memcached 1.6.18 */
 static int gb_mc_md(struct mc_req *req, struct gb_mc_sink *sink)
 {
+	s64 exp;
 	int ret;
 
 	atomic64_inc(&gb_mc_cmd_meta);
-	ret = gb_store_delete(req->key, req->klen, req->cas);
+	if (req->mflags & MC_MF('I')) {
+		exp = gb_mc_abs(req->exptime);
+		ret = gb_store_invalidate(req->key, req->klen, req->cas,
+					  req->has_exptime ? &exp : NULL);
+	} else {
+		ret = gb_store_delete(req->key, req->klen, req->cas);
+	}
 	switch (ret) {
 	case GB_STORED:
 		return gb_meta_reply(sink, "HD", req, req->noreply);
@@ -480,34 +649,59 @@ static int gb_mc_md(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 }
 
+/*
+ * ma, as memcached 1.6.18: T sets the TTL in the same step as the
+ * arithmetic (under the store's read-modify-write lock), a value N
+ * creates gets N's TTL or T's, whichever comes last, and t shows the TTL
+ * as of its place among the flags.
+ */
 static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 {
-	u64 result = 0, cas = 0;
-	struct gb_obj *obj;
+	struct gb_arith_res res = { };
+	s64 exp_t = gb_mc_abs(req->exptime);
+	bool created = false;
 	char num[24];
+	unsigned int i;
 	char *buf;
 	size_t o;
 	int ret, n;
+	s64 exp;
 
 	atomic64_inc(&gb_mc_cmd_meta);
-	ret = gb_store_arith(req->key, req->klen, req->mode == 1,
-			     req->delta, &result, &cas);
+	ret = gb_store_arith(req->key, req->klen, req->mode == 1, req->delta,
+			     req->cas, req->has_exptime ? &exp_t : NULL, &res);
 	if (ret == GB_NOT_FOUND && (req->mflags & MC_MF('N'))) {
+		/* the expiry the flags leave it with, in their order */
+		exp = 0;
+		for (i = 0; i < req->nmeta; i++) {
+			if (req->meta[i].c == 'N')
+				exp = gb_mc_abs(req->vivify);
+			else if (req->meta[i].c == 'T')
+				exp = exp_t;
+		}
 		n = scnprintf(num, sizeof(num), "%llu", req->initial);
-		ret = gb_mc_create(req->key, req->klen, 0,
-				   gb_mc_abs(req->vivify), num, n);
+		ret = gb_mc_create(req->key, req->klen, exp, false, num, n,
+				   &res.cas, NULL);
 		if (ret == GB_STORED) {
-			result = req->initial;
+			created = true;
+			res.value = req->initial;
+			res.old_exp = 0;
+			res.exp = exp;
 		} else {
+			/* lost the race to create it: count on the winner's */
 			ret = gb_store_arith(req->key, req->klen,
 					     req->mode == 1, req->delta,
-					     &result, &cas);
+					     req->cas,
+					     req->has_exptime ? &exp_t : NULL,
+					     &res);
 		}
 	}
 	if (ret == -EINVAL)
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
 	if (ret == GB_NOT_FOUND)
 		return gb_meta_reply(sink, "NF", req, false);
+	if (ret == GB_EXISTS)
+		return gb_meta_reply(sink, "EX", req, false);
 	if (ret < 0)
 		return gb_line(sink, "SERVER_ERROR out of memory");
 	if (req->noreply)
@@ -516,17 +710,34 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 	buf = kmalloc(GB_META_HDR, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	n = scnprintf(num, sizeof(num), "%llu", result);
-	obj = gb_store_get(req->key, req->klen);
+	n = scnprintf(num, sizeof(num), "%llu", res.value);
 	if (req->mflags & MC_MF('v'))
 		o = sprintf(buf, "VA %d", n);
 	else
 		o = sprintf(buf, "HD");
-	if (obj) {
-		o += gb_meta_ret(req, obj, buf + o);
-		gb_obj_put(obj);
-	} else {
-		o += gb_meta_echo(req, buf + o);
+	exp = res.old_exp;
+	for (i = 0; i < req->nmeta; i++) {
+		switch (req->meta[i].c) {
+		case 'c':
+			o += sprintf(buf + o, " c%llu", res.cas);
+			break;
+		case 't':
+			o += gb_put_ttl(buf + o, exp);
+			break;
+		case 'T':
+			exp = exp_t;
+			break;
+		case 'N':
+			if (created)
+				exp = gb_mc_abs(req->vivify);
+			break;
+		case 'O':
+			o += gb_put_opaque(buf + o, req);
+			break;
+		case 'k':
+			o += gb_put_key(buf + o, req->key, req->klen, req->b64);
+			break;
+		}
 	}
 	buf[o++] = '\r';
 	buf[o++] = '\n';
@@ -572,7 +783,7 @@ static int gb_mc_me(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 	o += scnprintf(buf + o, GB_META_HDR - o,
 		       " exp=%lld la=0 cas=%llu fetch=no cls=1 size=%llu\r\n",
-		       obj->exptime ? gb_now() - obj->exptime : -1LL, obj->cas,
+		       obj->exptime ? gb_now() - obj->exptime : -1LL, READ_ONCE(obj->cas),
 		       obj->len + obj->klen + GB_MC_ITEM_HDR);
 	gb_obj_put(obj);
 	err = gb_text(sink, buf, o);
@@ -582,17 +793,17 @@ static int gb_mc_me(struct mc_req *req, struct gb_mc_sink *sink)
 
 static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
 {
-	u64 result, cas;
+	struct gb_arith_res res;
 	char num[24];
 	int ret, n;
 
 	ret = gb_store_arith(req->key, req->klen, req->cmd == MC_CMD_DECR,
-			     req->delta, &result, &cas);
+			     req->delta, 0, NULL, &res);
 	if (req->noreply)
 		return 0;
 	switch (ret) {
 	case GB_STORED:
-		n = scnprintf(num, sizeof(num), "%llu\r\n", result);
+		n = scnprintf(num, sizeof(num), "%llu\r\n", res.value);
 		return gb_text(sink, num, n);
 	case GB_NOT_FOUND:
 		return gb_line(sink, "NOT_FOUND");
@@ -657,6 +868,7 @@ int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
 		ret = gb_line(sink, "VERSION " GB_MC_VERSION);
 		break;
 	case MC_CMD_VERBOSITY:
+		WRITE_ONCE(gb_mc_verbosity, req->verbosity);
 		if (!req->noreply)
 			ret = gb_line(sink, "OK");
 		break;
@@ -729,9 +941,15 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 		op->b64 = req->b64;
 		op->olen = req->olen;
 		memcpy(op->opaque, req->opaque, req->olen);
+		/*
+		 * memcached 1.6.18: C turns set and replace into cas (with I,
+		 * an older cas stores the value stale), append and prepend
+		 * compare it, add ignores it.
+		 */
 		switch (req->mode) {
 		case MC_MS_ADD:
 			op->mode = GB_MODE_ADD;
+			op->cas = 0;
 			break;
 		case MC_MS_APPEND:
 			op->mode = GB_MODE_APPEND;
@@ -739,12 +957,14 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 		case MC_MS_PREPEND:
 			op->mode = GB_MODE_PREPEND;
 			break;
-		case MC_MS_REPLACE:
-			op->mode = GB_MODE_REPLACE;
-			break;
 		default:
-			op->mode = (req->mflags & MC_MF('C')) ?
-				   GB_MODE_CAS : GB_MODE_SET;
+			if (!(req->mflags & MC_MF('C')))
+				op->mode = req->mode == MC_MS_REPLACE ?
+					   GB_MODE_REPLACE : GB_MODE_SET;
+			else if (req->mflags & MC_MF('I'))
+				op->mode = GB_MODE_CAS_STALE;
+			else
+				op->mode = GB_MODE_CAS;
 			break;
 		}
 		break;
@@ -755,7 +975,12 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 
 	abs = req->cmd == MC_CMD_MS && !req->has_exptime ? 0 :
 	      gb_mc_abs(req->exptime);
-	obj = gb_obj_alloc(req->key, req->klen, req->flags, abs, req->vlen);
+	/* memcached's -I: item_max value bytes (Documentation/memcache.rst) */
+	if (req->vlen > gb_store_item_max())
+		obj = ERR_PTR(-E2BIG);
+	else
+		obj = gb_obj_alloc(req->key, req->klen, req->flags, abs,
+				   req->vlen);
 	if (IS_ERR(obj)) {
 		/*
 		 * -EINVAL: the store refuses keys with control bytes (see
@@ -785,23 +1010,17 @@ void gb_mc_store_abort(struct gb_mc_store_op *op)
 }
 
 static int gb_ms_reply(struct gb_mc_store_op *op, const char *code,
-		       struct gb_mc_sink *sink)
+		       u64 cas, struct gb_mc_sink *sink)
 {
 	char *buf = kmalloc(GB_META_HDR, GFP_KERNEL);
-	struct gb_obj *obj;
 	size_t o = 2;
 	int err;
 
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, code, 2);
-	if (op->ret_c && code[0] == 'H') {
-		obj = gb_store_get(op->key, op->klen);
-		if (obj) {
-			o += sprintf(buf + o, " c%llu", obj->cas);
-			gb_obj_put(obj);
-		}
-	}
+	if (op->ret_c && code[0] == 'H')
+		o += sprintf(buf + o, " c%llu", cas);
 	if (op->olen) {
 		buf[o++] = ' ';
 		memcpy(buf + o, op->opaque, op->olen);
@@ -828,6 +1047,7 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 		[GB_EXISTS] = "EX", [GB_NOT_FOUND] = "NF",
 	};
 	bool is_meta = op->cmd == MC_CMD_MS;
+	u64 cas = 0;
 	int ret;
 
 	if (!op->obj) {
@@ -841,7 +1061,10 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 			return 0;
 		return gb_line(sink, MC_ERR_BAD_CHUNK);
 	}
-	ret = gb_store_commit(op->obj, op->mode, op->cas);
+	if (is_meta)
+		ret = gb_store_commit_cas(op->obj, op->mode, op->cas, &cas);
+	else
+		ret = gb_store_commit(op->obj, op->mode, op->cas);
 	op->obj = NULL;
 	if (ret < 0) {
 		if (op->noreply && !is_meta)
@@ -854,7 +1077,7 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 	if (is_meta) {
 		if (ret == GB_STORED && op->noreply)
 			return 0;
-		return gb_ms_reply(op, meta[ret], sink);
+		return gb_ms_reply(op, meta[ret], cas, sink);
 	}
 	if (op->noreply)
 		return 0;

@@ -22,6 +22,7 @@
 
 struct gb_obj;
 struct gb_mc_sink;
+struct gb_trace_id;
 
 /**
  * struct gb_mc_sink_ops - where responses go
@@ -50,10 +51,12 @@ struct gb_mc_sink_ops {
  * @resume: a get returned GB_MC_SUSPEND: the transport must call
  *          gb_mc_exec() with the same request again (its key cursor
  *          points at the next key) before it parses anything else
+ * @tid:    the request being executed, for tracepoints (NULL: none)
  */
 struct gb_mc_sink {
 	const struct gb_mc_sink_ops *ops;
 	bool resume;
+	const struct gb_trace_id *tid;
 };
 
 /* What gb_mc_exec() asks the transport to do next. */

@@ -8,8 +8,8 @@
  * attribute per line in a fixed style.
  *
  * Locking: the family is not parallel_ops, so every doit and dumpit runs
- * under genl_mutex; the settings this file keeps itself (promotion, mlock,
- * cores, NUMA policy) need no other lock. The one exception is the object
+ * under genl_mutex; the one setting this file keeps itself (cores) needs
+ * no other lock. The one exception is the object
  * dump, which lets go of genl_mutex now and then during its walk (see
  * gb_nl_obj_yield()). The event senders run in any context and only read
  * gb_nl_ready under RCU.
@@ -52,12 +52,8 @@ enum gb_nl_mcgrp {
 	GB_NL_MCGRP_EVENTS,
 };
 
-/* Settings not (yet) consumed by the store; reported back as set. */
-static u32 gb_nl_promotion;
-static u8 gb_nl_mlock;
+/* The TCP transport reads it as gb_param_cores; reported back as set. */
 static u32 gb_nl_cores;
-static u8 gb_nl_numa_policy = GOBLIN_NUMA_LOCAL;
-static u32 gb_nl_numa_node;
 
 static bool gb_nl_ready;
 
@@ -86,6 +82,12 @@ static struct netlink_range_validation gb_range_block = {
 
 static struct netlink_range_validation gb_range_ram_head = {
 	.min = SZ_4K,
+	.max = SZ_16M,
+};
+
+/* GB_ITEM_MAX_MIN..GB_VALUE_MAX */
+static struct netlink_range_validation gb_range_item_max = {
+	.min = 1024,
 	.max = SZ_16M,
 };
 
@@ -119,6 +121,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_MLOCK] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GOBLIN_A_CORES] = NLA_POLICY_MAX(NLA_U32, 4096),
 	[GOBLIN_A_RDMA_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
+	[GOBLIN_A_ITEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_item_max),
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -133,6 +136,7 @@ static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_CREDITS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
 	[GOBLIN_A_MAX_PEER_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 	[GOBLIN_A_WRITE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_write_timeout),
+	[GOBLIN_A_HEADER_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_write_timeout),
 };
 
 static const struct nla_policy gb_listener_del_policy[GOBLIN_A_MAX + 1] = {
@@ -152,7 +156,7 @@ static const struct nla_policy gb_obj_get_policy[GOBLIN_A_MAX + 1] = {
 };
 
 static const struct nla_policy gb_numa_set_policy[GOBLIN_A_MAX + 1] = {
-	[GOBLIN_A_NUMA_POLICY] = NLA_POLICY_MAX(NLA_U8, GOBLIN_NUMA_BIND),
+	[GOBLIN_A_NUMA_POLICY] = NLA_POLICY_MAX(NLA_U8, GOBLIN_NUMA_DEVICE),
 	[GOBLIN_A_NUMA_NODE] = { .type = NLA_U32 },
 };
 
@@ -338,10 +342,11 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_string(msg, GOBLIN_A_SSD_DIR, cfg.ssd_dir) ||
 	    nla_put_u64_64bit(msg, GOBLIN_A_SSD_MAX, cfg.ssd_max,
 			      GOBLIN_A_PAD) ||
-	    nla_put_u32(msg, GOBLIN_A_PROMOTION, gb_nl_promotion) ||
-	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_nl_mlock) ||
+	    nla_put_u32(msg, GOBLIN_A_PROMOTION, gb_store_get_promotion()) ||
+	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_store_get_mlock()) ||
 	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores) ||
-	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns())) {
+	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns()) ||
+	    nla_put_u32(msg, GOBLIN_A_ITEM_MAX, cfg.item_max)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -401,21 +406,43 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 		cfg.ssd_max = nla_get_u64(tb[GOBLIN_A_SSD_MAX]);
 		store = true;
 	}
+	if (tb[GOBLIN_A_ITEM_MAX]) {
+		cfg.item_max = nla_get_u32(tb[GOBLIN_A_ITEM_MAX]);
+		store = true;
+	}
+	/*
+	 * Settings the store cannot honour are refused here, before anything
+	 * is applied (they have nothing to apply when accepted).
+	 */
+	if (tb[GOBLIN_A_PROMOTION]) {
+		err = gb_store_set_promotion(nla_get_u32(tb[GOBLIN_A_PROMOTION]),
+					     info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, tb[GOBLIN_A_PROMOTION]);
+			return err;
+		}
+	}
+	if (tb[GOBLIN_A_MLOCK]) {
+		err = gb_store_set_mlock(nla_get_u8(tb[GOBLIN_A_MLOCK]),
+					 info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, tb[GOBLIN_A_MLOCK]);
+			return err;
+		}
+	}
 
 	/* The store validates the whole set and applies all or nothing. */
 	if (store) {
 		err = gb_store_set_config(&cfg, info->extack);
 		if (err) {
-			if (!gb_nl_has_msg(info))
+			if (!gb_nl_has_msg(info) && err == -ENOMEM)
+				NL_SET_ERR_MSG(info->extack, "out of memory");
+			else if (!gb_nl_has_msg(info))
 				NL_SET_ERR_MSG(info->extack,
 					       "store rejected the configuration");
 			return err;
 		}
 	}
-	if (tb[GOBLIN_A_PROMOTION])
-		gb_nl_promotion = nla_get_u32(tb[GOBLIN_A_PROMOTION]);
-	if (tb[GOBLIN_A_MLOCK])
-		gb_nl_mlock = nla_get_u8(tb[GOBLIN_A_MLOCK]);
 	gb_nl_cores = cores;
 	/* The TCP workers pick CPUs for new connections from this. */
 	WRITE_ONCE(gb_param_cores, cores);
@@ -440,6 +467,7 @@ struct gb_nl_lsum {
 	u64 refused;
 	struct gb_xport_stats tcp;
 	struct gb_xport_stats rdma;
+	struct gb_xport_stats http;
 	u64 rdma_errors;
 };
 
@@ -470,6 +498,7 @@ static void gb_nl_listener_sum(struct gb_nl_lsum *sum)
 	}
 	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &sum->tcp);
 	gb_transport_get_stats(GB_LISTENER_RDMA, &sum->rdma);
+	gb_transport_get_stats(GB_LISTENER_HTTP, &sum->http);
 	for (kind = 0; kind < GB_RDMA_E_NR; kind++)
 		sum->rdma_errors += sum->rdma.errors[kind];
 }
@@ -597,6 +626,22 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		{ GOBLIN_STATS_A_TAIL_IO_ERRORS, st->tail_io_errors },
 		{ GOBLIN_STATS_A_TAIL_WB_ERRORS, st->tail_wb_errors },
 		{ GOBLIN_STATS_A_META_BYTES, st->meta_bytes },
+		{ GOBLIN_STATS_A_HTTP_REQUESTS, sum->http.requests },
+		{ GOBLIN_STATS_A_HTTP_GET, sum->http.http_methods[0] },
+		{ GOBLIN_STATS_A_HTTP_HEAD, sum->http.http_methods[1] },
+		{ GOBLIN_STATS_A_HTTP_PUT, sum->http.http_methods[2] },
+		{ GOBLIN_STATS_A_HTTP_DELETE, sum->http.http_methods[3] },
+		{ GOBLIN_STATS_A_HTTP_OTHER, sum->http.http_methods[4] },
+		{ GOBLIN_STATS_A_HTTP_1XX, sum->http.http_status[0] },
+		{ GOBLIN_STATS_A_HTTP_2XX, sum->http.http_status[1] },
+		{ GOBLIN_STATS_A_HTTP_3XX, sum->http.http_status[2] },
+		{ GOBLIN_STATS_A_HTTP_4XX, sum->http.http_status[3] },
+		{ GOBLIN_STATS_A_HTTP_5XX, sum->http.http_status[4] },
+		{ GOBLIN_STATS_A_HTTP_BYTES_IN, sum->http.rx_bytes },
+		{ GOBLIN_STATS_A_HTTP_BYTES_OUT, sum->http.tx_bytes },
+		{ GOBLIN_STATS_A_HTTP_VALUE_BYTES_IN, sum->http.bytes_read },
+		{ GOBLIN_STATS_A_HTTP_VALUE_BYTES_OUT, sum->http.bytes_written },
+		{ GOBLIN_STATS_A_HTTP_REJECTED, sum->http.rejected },
 	};
 	struct nlattr *nest;
 	int i;
@@ -650,6 +695,16 @@ static int gb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 
 static void gb_nl_fallback_msg(struct genl_info *info, int err)
 {
+	/*
+	 * Out of memory says nothing about the request, and replaces a
+	 * transport's message: that may be a guess at the cause of any
+	 * failure of a step (rdma_bind_addr() failed: "no RDMA device on that
+	 * address?"), and an allocation can fail in every step.
+	 */
+	if (err == -ENOMEM) {
+		NL_SET_ERR_MSG(info->extack, "out of memory");
+		return;
+	}
 	if (gb_nl_has_msg(info))
 		return;
 	switch (err) {
@@ -667,9 +722,6 @@ static void gb_nl_fallback_msg(struct genl_info *info, int err)
 		break;
 	case -ENOENT:
 		NL_SET_ERR_MSG(info->extack, "address: no such listener");
-		break;
-	case -ENOMEM:
-		NL_SET_ERR_MSG(info->extack, "out of memory");
 		break;
 	default:
 		NL_SET_ERR_MSG(info->extack, "transport refused the request");
@@ -704,13 +756,20 @@ static int gb_nl_listener_add(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
-	if (kind != GB_LISTENER_MEMCACHE && tb[GOBLIN_A_WRITE_TIMEOUT]) {
+	if (kind == GB_LISTENER_RDMA && tb[GOBLIN_A_WRITE_TIMEOUT]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_WRITE_TIMEOUT],
-				    "write_timeout: only memcache listeners have it");
+				    "write_timeout: only TCP listeners have it");
+		return -EINVAL;
+	}
+	if (kind != GB_LISTENER_HTTP && tb[GOBLIN_A_HEADER_TIMEOUT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[GOBLIN_A_HEADER_TIMEOUT],
+				    "header_timeout: only HTTP listeners have it");
 		return -EINVAL;
 	}
 	if (tb[GOBLIN_A_WRITE_TIMEOUT])
 		cfg.write_timeout = nla_get_u32(tb[GOBLIN_A_WRITE_TIMEOUT]);
+	if (tb[GOBLIN_A_HEADER_TIMEOUT])
+		cfg.header_timeout = nla_get_u32(tb[GOBLIN_A_HEADER_TIMEOUT]);
 	if (tb[GOBLIN_A_WINDOW]) {
 		cfg.window = nla_get_u32(tb[GOBLIN_A_WINDOW]);
 		if (!PAGE_ALIGNED(cfg.window)) {
@@ -788,8 +847,11 @@ static int gb_nl_put_listener(struct sk_buff *skb,
 	     nla_put_u32(skb, GOBLIN_A_CREDITS, c->credits) ||
 	     nla_put_u32(skb, GOBLIN_A_MAX_PEER_CONNS, c->max_peer_conns)))
 		return -EMSGSIZE;
-	if (c->kind == GB_LISTENER_MEMCACHE &&
+	if (c->kind != GB_LISTENER_RDMA &&
 	    nla_put_u32(skb, GOBLIN_A_WRITE_TIMEOUT, c->write_timeout))
+		return -EMSGSIZE;
+	if (c->kind == GB_LISTENER_HTTP &&
+	    nla_put_u32(skb, GOBLIN_A_HEADER_TIMEOUT, c->header_timeout))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -976,7 +1038,7 @@ static int gb_nl_put_obj(struct sk_buff *skb, const struct gb_obj *obj)
 	if (nla_put(skb, GOBLIN_A_KEY, obj->klen, obj->key) ||
 	    nla_put_u64_64bit(skb, GOBLIN_A_OBJ_LEN, obj->len, GOBLIN_A_PAD) ||
 	    nla_put_u32(skb, GOBLIN_A_OBJ_FLAGS, obj->flags) ||
-	    nla_put_u64_64bit(skb, GOBLIN_A_OBJ_CAS, obj->cas, GOBLIN_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_A_OBJ_CAS, READ_ONCE(obj->cas), GOBLIN_A_PAD) ||
 	    nla_put_s64(skb, GOBLIN_A_OBJ_EXPTIME, obj->exptime, GOBLIN_A_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -1091,7 +1153,8 @@ static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
  */
 static int gb_nl_put_node(struct sk_buff *skb, int nid)
 {
-	u64 total = 0, free = 0, head_bytes, blocks;
+	struct gb_store_node_usage nu;
+	u64 total = 0, free = 0;
 	struct nlattr *nest;
 	struct zone *zone;
 	int z;
@@ -1101,7 +1164,7 @@ static int gb_nl_put_node(struct sk_buff *skb, int nid)
 		total += zone_managed_pages(zone);
 		free += zone_page_state(zone, NR_FREE_PAGES);
 	}
-	gb_store_node_usage(nid, &head_bytes, &blocks);
+	gb_store_node_usage(nid, &nu, false);
 	nest = nla_nest_start(skb, GOBLIN_A_NODE);
 	if (!nest)
 		return -EMSGSIZE;
@@ -1111,9 +1174,17 @@ static int gb_nl_put_node(struct sk_buff *skb, int nid)
 	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_MEM_FREE, free << PAGE_SHIFT,
 			      GOBLIN_NODE_A_PAD) ||
 	    nla_put_u32(skb, GOBLIN_NODE_A_CPUS, nr_cpus_node(nid)) ||
-	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_HEAD_BYTES, head_bytes,
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_HEAD_BYTES, nu.head_bytes,
 			      GOBLIN_NODE_A_PAD) ||
-	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS, blocks,
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS, nu.blocks,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_OBJECTS, nu.objects,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_REMOTE, nu.remote,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS_HUGE, nu.blocks_huge,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS_SMALL, nu.blocks_small,
 			      GOBLIN_NODE_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -1127,11 +1198,12 @@ static size_t gb_nl_node_size(void)
 {
 	return nla_total_size(0) +			/* GOBLIN_A_NODE */
 	       nla_total_size(sizeof(u32)) * 2 +	/* ID, CPUS */
-	       nla_total_size_64bit(sizeof(u64)) * 4;	/* MEM_*, HEAD, BLOCKS */
+	       nla_total_size_64bit(sizeof(u64)) * 8;	/* 64-bit counters */
 }
 
 static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)
 {
+	struct gb_store_numa nc;
 	struct sk_buff *msg;
 	void *hdr;
 	int nid;
@@ -1142,8 +1214,9 @@ static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)
 				   num_online_nodes() * gb_nl_node_size());
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u8(msg, GOBLIN_A_NUMA_POLICY, gb_nl_numa_policy) ||
-	    nla_put_u32(msg, GOBLIN_A_NUMA_NODE, gb_nl_numa_node))
+	gb_store_get_numa(&nc);
+	if (nla_put_u8(msg, GOBLIN_A_NUMA_POLICY, nc.policy) ||
+	    nla_put_u32(msg, GOBLIN_A_NUMA_NODE, nc.node))
 		goto too_big;
 	for_each_online_node(nid) {
 		if (gb_nl_put_node(msg, nid))
@@ -1159,16 +1232,20 @@ static int gb_nl_numa_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *pol = info->attrs[GOBLIN_A_NUMA_POLICY];
 	struct nlattr *node = info->attrs[GOBLIN_A_NUMA_NODE];
-	u8 policy = gb_nl_numa_policy;
-	u32 nid = gb_nl_numa_node;
+	struct gb_store_numa nc;
+	u8 policy;
+	u32 nid;
 
+	gb_store_get_numa(&nc);
+	policy = nc.policy;
+	nid = nc.node;
 	if (pol)
 		policy = nla_get_u8(pol);
 	if (node) {
 		nid = nla_get_u32(node);
-		if (nid >= MAX_NUMNODES || !node_online(nid)) {
+		if (nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, node,
-					    "node: no such online NUMA node");
+					    "node: no such online NUMA node with memory");
 			return -EINVAL;
 		}
 	}
@@ -1177,9 +1254,9 @@ static int gb_nl_numa_set(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "node: required by policy bind");
 		return -EINVAL;
 	}
-	gb_nl_numa_policy = policy;
-	gb_nl_numa_node = nid;
-	return 0;
+	nc.policy = policy;
+	nc.node = nid;
+	return gb_store_set_numa(&nc, info->extack);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -23,7 +23,20 @@
  *
  * NUMA: pools are per node. shmem allocates with the local memory policy,
  * so a block for another node is created from a CPU of that node through
- * work_on_cpu(); the store decides which node heads go to.
+ * work_on_cpu(); the store decides which node heads go to
+ * (Documentation/numa.rst). The pages are what counts, not the pool: when
+ * the node is out of memory the page allocator falls back to another node,
+ * and once the budget is spent a page of another node's pool is lent.
+ * Every page is therefore accounted by page_to_nid() when it is lent
+ * (gb_node_resident) and, when that is not the node the allocation asked
+ * for, counted as remote for the wanted node (gb_node_remote). Lent pages
+ * are pinned by the pool, so they cannot migrate and their node stays what
+ * it was when they were lent. A node without CPUs gets its blocks from
+ * the allocating CPU's node (counted as remote).
+ *
+ * Reclaim: the mappings are unevictable and every page carries a pool
+ * reference, so reclaim never writes a head page to swap and never takes
+ * one away; "mlock off" is therefore refused by the store.
  *
  * Page reuse and quarantine: a page is only handed to a new object when its
  * reference count is back to its idle baseline, i.e. the references held
@@ -120,6 +133,12 @@ static u64 gb_mem_budget;		/* memory */
 static atomic64_t gb_meta_bytes;	/* charged by the store */
 static atomic_long_t gb_quar_pages;	/* all pools' nr_quar */
 static gb_pool_kick_fn gb_pool_kick;	/* gb_pool_set_kick() */
+/* Per node: lent pages on the node, and remote lends for allocations that
+ * wanted the node (see the NUMA paragraph at the top).
+ */
+static atomic_long_t gb_node_resident[MAX_NUMNODES];
+static atomic_long_t gb_node_remote[MAX_NUMNODES];
+static atomic_t gb_interleave_seq;
 
 /**
  * gb_pool_set_kick() - set how the pool asks for a maintenance pass
@@ -260,7 +279,7 @@ static struct gb_pool *gb_pool_of(int node)
 
 	lockdep_assert_held(&gb_pool_rwsem);
 
-	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+	if (node < 0 || node >= MAX_NUMNODES || !node_state(node, N_MEMORY))
 		node = numa_node_id();
 	pool = READ_ONCE(gb_pools[node]);
 	if (pool)
@@ -308,7 +327,9 @@ static long gb_block_fill(void *arg)
 		if (IS_ERR(page))
 			return PTR_ERR(page);
 		blk->pages[i] = page;
-		if (!PageTransCompound(page))
+		/* PMD-sized only: 6.12's smaller shmem THP sizes are not huge */
+		if (!PageTransCompound(page) ||
+		    !folio_test_pmd_mappable(page_folio(page)))
 			huge = false;
 	}
 	blk->huge = huge;
@@ -469,12 +490,38 @@ static bool gb_pool_take_remote(struct gb_pool *local, struct gb_hpage *hp,
 	return false;
 }
 
+/* The next online node for an interleaved page. */
+static int gb_pool_interleave_node(void)
+{
+	unsigned int k = (unsigned int)atomic_inc_return(&gb_interleave_seq);
+	int nid;
+
+	k %= num_node_state(N_MEMORY);
+	for_each_node_state(nid, N_MEMORY)
+		if (!k--)
+			return nid;
+	return numa_node_id();
+}
+
+/* Account a page just lent by @pool (see the NUMA paragraph at the top). */
+static void gb_pool_lent(struct gb_pool *pool, struct gb_hpage *hp)
+{
+	int nid = page_to_nid(gb_hpage_page(hp));
+
+	atomic_long_inc(&gb_node_resident[nid]);
+	if (nid != pool->node)
+		atomic_long_inc(&gb_node_remote[pool->node]);
+}
+
 static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 {
-	struct gb_pool *pool = gb_pool_of(node);
+	struct gb_pool *pool;
 	unsigned int ms;
 	int err;
 
+	if (node == GB_POOL_INTERLEAVE)
+		node = gb_pool_interleave_node();
+	pool = gb_pool_of(node);
 	if (!pool)
 		return -ENOMEM;
 	if (unlikely(READ_ONCE(gb_pool_dbg_delay))) {
@@ -483,8 +530,10 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 			msleep(ms);
 	}
 	for (;;) {
-		if (gb_pool_take(pool, hp, owner))
+		if (gb_pool_take(pool, hp, owner)) {
+			gb_pool_lent(pool, hp);
 			return 0;
+		}
 		err = gb_block_create(pool);
 		if (!err)
 			continue;
@@ -497,13 +546,17 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 		 * another node is better than evicting for one here (the
 		 * caller's victims may well free pages on that node only).
 		 */
-		return gb_pool_take_remote(pool, hp, owner) ? 0 : -ENOMEM;
+		if (!gb_pool_take_remote(pool, hp, owner))
+			return -ENOMEM;
+		gb_pool_lent(pool, hp);
+		return 0;
 	}
 }
 
 /**
  * gb_pool_alloc_n - lend a run of head pages to an object
- * @node:  preferred NUMA node (NUMA_NO_NODE: local)
+ * @node:  preferred NUMA node (NUMA_NO_NODE: local; GB_POOL_INTERLEAVE:
+ *         each page on the next online node in turn)
  * @hp:    array of @nr pages, filled in order
  * @nr:    pages wanted
  * @owner: recorded with each page until it is freed (gb_pool_victims())
@@ -553,6 +606,7 @@ void gb_pool_free(struct gb_hpage *hp)
 	unsigned long flags;
 	bool kick = false;
 
+	atomic_long_dec(&gb_node_resident[page_to_nid(blk->pages[hp->idx])]);
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->nr_used--;
 	blk->owner[hp->idx] = NULL;
@@ -854,32 +908,61 @@ void gb_pool_get_stats(struct gb_pool_stats *st)
 	up_read(&gb_pool_rwsem);
 }
 
+/* Lent pages of every pool that are on @nid now (pool rwsem held). */
+static u64 gb_pool_walk_node(int nid)
+{
+	struct gb_block *blk;
+	unsigned long flags;
+	int node;
+	u64 n = 0;
+	u32 i;
+
+	for (node = 0; node < MAX_NUMNODES; node++) {
+		struct gb_pool *pool = READ_ONCE(gb_pools[node]);
+
+		if (!pool)
+			continue;
+		spin_lock_irqsave(&pool->lock, flags);
+		list_for_each_entry(blk, &pool->blocks, bnode)
+			for (i = 0; i < blk->nr; i++)
+				if (blk->owner[i] &&
+				    page_to_nid(blk->pages[i]) == nid)
+					n++;
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	return n;
+}
+
 /**
- * gb_pool_node_usage - usage of the pool of one NUMA node
- * @nid:        node id
- * @pages_used: set to the head pages lent out on @nid
- * @blocks:     set to the blocks allocated on @nid
+ * gb_pool_node_usage - what the pool holds on one NUMA node
+ * @nid:  node id
+ * @ns:   filled in (all 0 for a node the pool has not used)
+ * @walk: also count the lent pages on @nid by walking every block
+ *        (@ns->walked; takes every pool lock for a while: tests only)
  *
  * Holds gb_pool_rwsem so that a concurrent block size change cannot free
  * the pool under us; may sleep.
  */
-void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks)
+void gb_pool_node_usage(int nid, struct gb_pool_node_stats *ns, bool walk)
 {
 	struct gb_pool *pool;
 	unsigned long flags;
 
-	*pages_used = 0;
-	*blocks = 0;
+	memset(ns, 0, sizeof(*ns));
 	if (nid < 0 || nid >= MAX_NUMNODES)
 		return;
+	ns->resident = atomic_long_read(&gb_node_resident[nid]);
+	ns->remote = atomic_long_read(&gb_node_remote[nid]);
 	down_read(&gb_pool_rwsem);
 	pool = gb_pools[nid];
 	if (pool) {
 		spin_lock_irqsave(&pool->lock, flags);
-		*pages_used = pool->nr_used;
-		*blocks = pool->nr_blocks;
+		ns->blocks = pool->nr_blocks;
+		ns->blocks_huge = pool->nr_huge;
 		spin_unlock_irqrestore(&pool->lock, flags);
 	}
+	if (walk)
+		ns->walked = gb_pool_walk_node(nid);
 	up_read(&gb_pool_rwsem);
 }
 
@@ -898,9 +981,15 @@ void gb_pool_dbg_delay_next(unsigned int ms)
 
 int gb_pool_init(u64 memory, u32 block)
 {
+	int i;
+
 	atomic_long_set(&gb_blocks_total, 0);
 	atomic_long_set(&gb_quar_pages, 0);
 	atomic64_set(&gb_meta_bytes, 0);
+	for (i = 0; i < MAX_NUMNODES; i++) {
+		atomic_long_set(&gb_node_resident[i], 0);
+		atomic_long_set(&gb_node_remote[i], 0);
+	}
 	gb_block_pages = block >> PAGE_SHIFT;
 	gb_pool_set_memory(memory);
 	gb_pool_make_huge_mnt();

@@ -24,6 +24,28 @@ struct gb_hpage {
 	u32 idx;
 };
 
+/* gb_pool_alloc_n() node: spread the pages over the online nodes. */
+#define GB_POOL_INTERLEAVE	(-2)
+
+/**
+ * struct gb_pool_node_stats - what the pool holds on one NUMA node
+ * @resident:     head pages lent out that are on the node (page_to_nid()
+ *                of each page when it was lent)
+ * @remote:       pages lent to allocations that wanted this node but got
+ *                a page on another one (node full, budget spent)
+ * @blocks:       blocks of the node's pool
+ * @blocks_huge:  of those, backed by huge pages only
+ * @walked:       lent pages on the node counted now by walking every
+ *                block (page_to_nid() of every lent page; slow)
+ */
+struct gb_pool_node_stats {
+	u64 resident;
+	u64 remote;
+	u64 blocks;
+	u64 blocks_huge;
+	u64 walked;
+};
+
 struct gb_pool_stats {
 	u64 blocks_total;
 	u64 blocks_huge;
@@ -44,7 +66,7 @@ void gb_pool_set_memory(u64 memory);
 int gb_pool_set_block(u32 block);
 void gb_pool_maint(bool all);
 void gb_pool_get_stats(struct gb_pool_stats *st);
-void gb_pool_node_usage(int nid, u64 *pages_used, u64 *blocks);
+void gb_pool_node_usage(int nid, struct gb_pool_node_stats *ns, bool walk);
 bool gb_pool_full(void);
 bool gb_pool_over_budget(void);
 void gb_pool_meta_add(s64 delta);

@@ -81,6 +81,8 @@ typedef int (*gb_conn_visit_fn)(const struct gb_conn_info *info, void *arg);
  * @rx_bytes:    bytes received
  * @tx_bytes:    bytes sent
  * @write_stalls: connections closed because their output made no progress
+ * @data_stalls: memcache connections closed because a value stopped
+ *               arriving or arrived too slowly
  * @max_conns:   sum of the listeners' connection limits
  * @listeners:   listeners running
  * @requests:    requests executed
@@ -91,10 +93,13 @@ typedef int (*gb_conn_visit_fn)(const struct gb_conn_info *info, void *arg);
  * @bytes_read:  value bytes RDMA-read from clients
  * @windows_in_flight: gauge: bulk windows clients hold now
  * @errors:      protocol errors, indexed by enum gb_rdma_err
+ * @http_methods: HTTP requests by method: GET, HEAD, PUT, DELETE, other
+ * @http_status: HTTP responses by status class: [0] 1xx .. [4] 5xx
  *
  * A transport fills in what it counts and leaves the rest 0; the memcache
  * transport counts the first eight, the RDMA transport @conns and from
- * @requests on.
+ * @requests on, the HTTP transport the first eight, @requests,
+ * @bytes_written / @bytes_read (value bytes) and the http_* arrays.
  */
 struct gb_xport_stats {
 	u32 conns;
@@ -103,6 +108,7 @@ struct gb_xport_stats {
 	u64 rx_bytes;
 	u64 tx_bytes;
 	u64 write_stalls;
+	u64 data_stalls;
 	u32 max_conns;
 	u32 listeners;
 	u64 requests;
@@ -113,6 +119,8 @@ struct gb_xport_stats {
 	u64 bytes_read;
 	u64 windows_in_flight;
 	u64 errors[GB_RDMA_E_NR];
+	u64 http_methods[5];
+	u64 http_status[5];
 };
 
 /**

@@ -5,6 +5,9 @@
  * Objects are immutable once published: a SET builds a complete new object
  * (gb_obj_alloc + gb_obj_write + gb_store_commit) and swaps it into the index
  * atomically, so a reader sees either the old or the new value in full.
+ * The value, length and flags never change after that; the memcache meta
+ * state does in place: exptime (touch, gat, mg T), cas (md I, under
+ * gb_store_wlock) and the stale/win bits. Read those with READ_ONCE().
  *
  * Ownership (see the block comment in kmod/store/object.c for the full rules):
  *  - gb_store_get() returns a counted reference; the caller drops it with
@@ -21,11 +24,13 @@
 #include <linux/refcount.h>
 #include <linux/rhashtable-types.h>
 
+struct gb_trace_id;
 struct netlink_ext_ack;
 struct page;
 
 #define GB_KEY_MAX		250
-#define GB_VALUE_MAX		(16ULL << 20)	/* default item size limit */
+#define GB_VALUE_MAX		(16ULL << 20)	/* largest value, largest item_max */
+#define GB_ITEM_MAX_MIN		1024		/* smallest item_max (memcached -I) */
 
 struct gb_obj_priv;
 
@@ -59,6 +64,11 @@ enum gb_store_mode {
 	GB_MODE_CAS,
 	GB_MODE_APPEND,
 	GB_MODE_PREPEND,
+	/*
+	 * memcache ms C with I: CAS, but a cas older than the object's is
+	 * stored too, marked stale, keeping the old TTL and win token.
+	 */
+	GB_MODE_CAS_STALE,
 };
 
 /* Results of gb_store_commit() and friends (>= 0). Errors are -errno. */
@@ -71,18 +81,33 @@ enum gb_store_result {
 
 /* Lookup; NULL on miss or expired. Takes a reference. */
 struct gb_obj *gb_store_get(const char *key, size_t klen);
+/*
+ * Lookup for a writer that asks what it would replace (HTTP PUT/DELETE
+ * preconditions): not a read, so no GET counter, no CLOCK reference, not
+ * "fetched". NULL on miss or expired. Takes a reference. Any context.
+ */
+struct gb_obj *gb_store_peek(const char *key, size_t klen);
 /* Lookup and update exptime (gat/touch); NULL on miss. Takes a reference. */
 struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime);
 void gb_obj_put(struct gb_obj *obj);
 
 /*
- * Build a new object. Errors: -EINVAL (bad key), -E2BIG (larger than the
- * item limit or needs a tail and no ssd_dir is configured: "object too large
- * for cache"), -ENOMEM / -ENOSPC (no memory / no SSD space even after
+ * Build a new object. Without an ssd_dir the whole value lives in head
+ * pages; with one, the first ram_head bytes do and the rest goes to a tail
+ * file. Errors: -EINVAL (bad key), -E2BIG (more than GB_VALUE_MAX: "object
+ * too large for cache"), -ENOMEM / -ENOSPC (no memory / no SSD space even after
  * eviction: "out of memory storing object").
  */
 struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 			    s64 exptime, u64 len);
+/*
+ * The same for a value arriving through a device on NUMA node @node (the
+ * RDMA transport passes its ib_device's node): under the default placement
+ * policy the heads go to that node. NUMA_NO_NODE = no device (the writing
+ * CPU's node), what gb_obj_alloc() passes.
+ */
+struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
+				 s64 exptime, u64 len, int node);
 /* Fill value bytes [off, off + len). May sleep. */
 int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len);
 /* Copy value bytes from another object (append/prepend). May sleep. */
@@ -99,9 +124,21 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
  * object from the index itself (later lookups miss; counted in
  * tail_io_errors / tail_wb_errors). Transports only fail their request.
  * Call without store locks held.
+ *
+ * gb_obj_get_page_id(): the same; tail reads are traced as part of the
+ * request @tid names (kmod/trace.h; NULL: no request).
  */
-int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
-		    unsigned int *pgoff, unsigned int *seg);
+int gb_obj_get_page_id(struct gb_obj *obj, u64 off, struct page **pg,
+		       unsigned int *pgoff, unsigned int *seg,
+		       const struct gb_trace_id *tid);
+
+static inline int gb_obj_get_page(struct gb_obj *obj, u64 off,
+				  struct page **pg, unsigned int *pgoff,
+				  unsigned int *seg)
+{
+	return gb_obj_get_page_id(obj, off, pg, pgoff, seg, NULL);
+}
+
 /* Copy value bytes out (for small values / tests). May sleep. */
 int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len);
 /*
@@ -110,6 +147,8 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len);
  * Fixed at gb_obj_alloc() time; any context.
  */
 u32 gb_obj_head_len(const struct gb_obj *obj);
+/* When the value was stored (gb_now() seconds of its commit). Any context. */
+s64 gb_obj_mtime(const struct gb_obj *obj);
 
 /*
  * Publish @obj under @mode. @cas is the expected CAS for GB_MODE_CAS.
@@ -118,19 +157,99 @@ u32 gb_obj_head_len(const struct gb_obj *obj);
  * holds only the data to add.
  */
 int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas);
+/*
+ * gb_store_commit() for the memcache meta commands: append/prepend compare
+ * @cas too when it is not 0 (GB_EXISTS on a mismatch), and *@cas_out
+ * (may be NULL) gets the CAS of the object stored.
+ */
+int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
+			u64 *cas_out);
+/* The same; *@replaced (on GB_STORED): a live value was replaced. */
+int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
+			     u64 cas, bool *replaced);
 /* Delete; @cas 0 = any. GB_STORED (deleted), GB_NOT_FOUND, GB_EXISTS. */
 int gb_store_delete(const char *key, size_t klen, u64 cas);
 /* Unlink after a failed SET; not counted as a delete. */
 void gb_store_drop(const char *key, size_t klen);
 /* Touch: GB_STORED (touched) or GB_NOT_FOUND. */
 int gb_store_touch(const char *key, size_t klen, s64 exptime);
+/**
+ * struct gb_arith_res - result of gb_store_arith()
+ * @value:   the new value
+ * @cas:     CAS of the object holding it
+ * @old_exp: expiry before the command
+ * @exp:     expiry after it
+ */
+struct gb_arith_res {
+	u64 value;
+	u64 cas;
+	s64 old_exp;
+	s64 exp;
+};
+
 /*
  * incr/decr with memcached rules (64-bit wrap on incr, floor 0 on decr).
- * GB_STORED with *@result / *@cas_out set, GB_NOT_FOUND, or -EINVAL when
- * the value is not a decimal number.
+ * @exptime (NULL: keep) is the new expiry, set in the same step (meta ma
+ * T). GB_STORED with *@res set, GB_NOT_FOUND, GB_EXISTS when @cas is not 0
+ * and not the object's, or -EINVAL when the value is not a decimal number.
  */
 int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
-		   u64 *result, u64 *cas_out);
+		   u64 cas, const s64 *exptime, struct gb_arith_res *res);
+
+/* memcache meta state (memcached's item flags for mg h l X Z W) */
+
+/**
+ * struct gb_obj_access - how an object was accessed before a lookup
+ * @fetched: it had been read (mg h)
+ * @atime:   last access, gb_now() seconds (mg l)
+ */
+struct gb_obj_access {
+	bool fetched;
+	s64 atime;
+};
+
+/*
+ * Lookup for memcache mg, counted as a get (and a touch when @touch):
+ * *@before gets the access state before this lookup, which counts as an
+ * access only when @bump (mg without u). Any context.
+ */
+struct gb_obj *gb_store_get_meta(const char *key, size_t klen, bool bump,
+				 bool touch, struct gb_obj_access *before);
+/* Count a read of @obj for its access state (mg h, l) and the CLOCK. */
+void gb_obj_mark_read(struct gb_obj *obj);
+/* Set the expiry of a looked-up object (mg T), under gb_store_meta_lock(). */
+void gb_obj_set_exptime(struct gb_obj *obj, s64 exptime);
+/* Stale: invalidated by md I, or stored by ms I with an older cas. */
+bool gb_obj_stale(const struct gb_obj *obj);
+/* A client was told it won the recache (W) since it was stored. */
+bool gb_obj_win_sent(const struct gb_obj *obj);
+/*
+ * Take the win token: true for the first caller only. Under
+ * gb_store_meta_lock() with gb_obj_linked() true, or a copy made
+ * meanwhile may hand the token out once more.
+ */
+bool gb_obj_claim_win(struct gb_obj *obj);
+/*
+ * Serialise a change of an object's meta state (exptime, stale, win
+ * token) on @key with the commands that copy that state into a new
+ * object (incr/decr/ma, append/prepend, ms C with I, md I). Process
+ * context; no other store lock may be held.
+ */
+void gb_store_meta_lock(const char *key, size_t klen);
+void gb_store_meta_unlock(const char *key, size_t klen);
+/* @obj is still in the index (a replacement unlinks it). */
+bool gb_obj_linked(const struct gb_obj *obj);
+/* Lookup without counting it or marking an access. Takes a reference. */
+struct gb_obj *gb_store_peek(const char *key, size_t klen);
+/* Before commit: the object is stored with its win token taken (mg N). */
+void gb_obj_preset_win(struct gb_obj *obj);
+/*
+ * memcache md I: mark the object stale, give it a new CAS, free its win
+ * token and set its expiry to *@exptime (NULL: keep). @cas 0 = any.
+ * GB_STORED, GB_NOT_FOUND or GB_EXISTS (@cas differs).
+ */
+int gb_store_invalidate(const char *key, size_t klen, u64 cas,
+			const s64 *exptime);
 /* flush_all: invalidate everything stored at or before @when (abs secs). */
 void gb_store_flush(s64 when);
 
@@ -148,6 +267,7 @@ struct gb_store_config {
 	u64 memory;
 	u32 block;
 	u32 ram_head;
+	u32 item_max;		/* memcache's largest value (memcached -I) */
 	u64 ssd_max;
 	char ssd_dir[256];
 };
@@ -192,11 +312,41 @@ struct gb_store_stats {
 };
 
 void gb_store_get_config(struct gb_store_config *cfg);
+/*
+ * Current item_max, the largest value the memcache transport accepts
+ * (memcached's -I; the RDMA protocol's limit is GB_VALUE_MAX). Any context.
+ */
+u32 gb_store_item_max(void);
 int gb_store_set_config(const struct gb_store_config *cfg,
 			struct netlink_ext_ack *extack);
 void gb_store_get_stats(struct gb_store_stats *st);
-/* Head bytes lent to objects and pool blocks on NUMA node @nid. May sleep. */
-void gb_store_node_usage(int nid, u64 *head_bytes, u64 *blocks);
+
+/* NUMA placement and head memory settings (kmod/store/numa.c). */
+struct gb_store_numa {
+	u8 policy;		/* enum goblin_numa_policy */
+	u32 node;		/* node of GOBLIN_NUMA_BIND */
+};
+
+/* What the store holds on one NUMA node. */
+struct gb_store_node_usage {
+	u64 head_bytes;		/* lent head pages on the node (page_to_nid) */
+	u64 walked_bytes;	/* the same, counted now by a walk (tests) */
+	u64 objects;		/* objects whose first head page is there */
+	u64 remote;		/* pages wanted there, lent from another node */
+	u64 blocks;		/* blocks of the node's pool */
+	u64 blocks_huge;
+	u64 blocks_small;
+};
+
+void gb_store_get_numa(struct gb_store_numa *nc);
+int gb_store_set_numa(const struct gb_store_numa *nc,
+		      struct netlink_ext_ack *extack);
+/* May sleep. */
+void gb_store_node_usage(int nid, struct gb_store_node_usage *nu, bool walk);
+int gb_store_set_mlock(bool on, struct netlink_ext_ack *extack);
+bool gb_store_get_mlock(void);
+int gb_store_set_promotion(u32 hits, struct netlink_ext_ack *extack);
+u32 gb_store_get_promotion(void);
 
 /* Iterate objects for dumps: visit from *@cursor, return next cursor. */
 typedef int (*gb_store_visit_fn)(struct gb_obj *obj, void *arg);

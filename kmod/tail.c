@@ -46,6 +46,7 @@
 #include "goblin.h"
 #include "events.h"
 #include "tail.h"
+#include "trace.h"
 
 static atomic64_t gb_tail_ids = ATOMIC64_INIT(0);
 
@@ -359,6 +360,15 @@ static int gb_count_unmarked_tails(struct gb_ssd *ssd, unsigned int *count)
 	return err;
 }
 
+/*
+ * @what, or "out of memory" when that is why it failed: an allocation
+ * failure says nothing about the directory and must not read as if it did.
+ */
+static const char *gb_ssd_why(int err, const char *what)
+{
+	return err == -ENOMEM ? "ssd_dir: out of memory" : what;
+}
+
 /* Refuse a directory on a safety-marker ground: tell @why and monitors. */
 static int gb_ssd_refuse(const char **why, const char *reason, int err)
 {
@@ -387,7 +397,7 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 		if (!err)
 			err = gb_count_unmarked_tails(ssd, &l.count);
 		if (err) {
-			*why = "ssd_dir: cannot be listed";
+			*why = gb_ssd_why(err, "ssd_dir: cannot be listed");
 			return err;
 		}
 		if (l.count)
@@ -397,7 +407,7 @@ static int gb_ssd_check(struct gb_ssd *ssd, u32 ram_head, u32 block,
 		return 0;
 	}
 	if (err == -ENOMEM) {
-		*why = "ssd_dir: has an unreadable or foreign .goblin-store marker";
+		*why = "ssd_dir: out of memory reading the .goblin-store marker";
 		return err;
 	}
 	if (err)
@@ -443,14 +453,16 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 		return ERR_PTR(-EINVAL);
 	}
 	ssd = kzalloc(sizeof(*ssd), GFP_KERNEL);
-	if (!ssd)
+	if (!ssd) {
+		*why = "ssd_dir: out of memory";
 		return ERR_PTR(-ENOMEM);
+	}
 	kref_init(&ssd->ref);
 	strscpy(ssd->name, dir, sizeof(ssd->name));
 	err = kern_path(dir, LOOKUP_FOLLOW, &ssd->dir);
 	if (err) {
 		*why = err == -ENOENT ? "ssd_dir: does not exist" :
-					"ssd_dir: cannot be looked up";
+			gb_ssd_why(err, "ssd_dir: cannot be looked up");
 		goto free;
 	}
 	if (!d_is_dir(ssd->dir.dentry)) {
@@ -463,12 +475,13 @@ struct gb_ssd *gb_ssd_open(const char *dir, u32 ram_head, u32 block,
 		goto put_dir;
 	err = gb_mkdir_at(&ssd->dir, GB_TAILS_NAME, &ssd->tails);
 	if (err) {
-		*why = "ssd_dir: cannot create goblin-tails";
+		*why = gb_ssd_why(err, "ssd_dir: cannot create goblin-tails");
 		goto put_dir;
 	}
 	err = gb_marker_write(ssd, ram_head, block, uuid);
 	if (err) {
-		*why = "ssd_dir: cannot write the .goblin-store marker";
+		*why = gb_ssd_why(err,
+				  "ssd_dir: cannot write the .goblin-store marker");
 		path_put(&ssd->tails);
 		goto put_dir;
 	}
@@ -616,11 +629,13 @@ int gb_tail_read(struct gb_tail *t, u64 off, void *dst, size_t len)
  * @t:   tail
  * @off: offset in the tail
  * @len: tail length (bounds readahead)
+ * @tid: request the read is traced for (kmod/trace.h; NULL: none)
  *
  * Starts synchronous readahead for the rest of the tail when the page is
  * not cached. Return: a referenced, uptodate page or an ERR_PTR.
  */
-struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len)
+struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len,
+			      const struct gb_trace_id *tid)
 {
 	struct address_space *mapping = t->file->f_mapping;
 	pgoff_t index = off >> PAGE_SHIFT;
@@ -633,6 +648,7 @@ struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len)
 	if (mapping->a_ops->read_folio) {
 		page = find_get_page(mapping, index);
 		if (!page) {
+			trace_gb_tail_read_start(tid, index, nr);
 			page_cache_sync_readahead(mapping, &t->file->f_ra,
 						  t->file, index, nr);
 		} else if (folio_test_readahead(page_folio(page))) {
@@ -645,9 +661,13 @@ struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len)
 		}
 		if (page && PageUptodate(page))
 			return page;
-		if (page)
+		if (page) {
+			trace_gb_tail_read_start(tid, index, 1);
 			put_page(page);
-		return read_mapping_page(mapping, index, t->file);
+		}
+		page = read_mapping_page(mapping, index, t->file);
+		trace_gb_tail_read_done(tid, index, PTR_ERR_OR_ZERO(page));
+		return page;
 	}
 	page = alloc_page(GFP_KERNEL);
 	if (!page)

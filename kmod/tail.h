@@ -12,6 +12,7 @@
 #include <linux/uuid.h>
 
 struct file;
+struct gb_trace_id;
 struct page;
 
 #define GB_MARKER_NAME	".goblin-store"
@@ -53,7 +54,8 @@ u64 gb_ssd_avail(struct gb_ssd *ssd);
 struct gb_tail *gb_tail_create(struct gb_ssd *ssd);
 int gb_tail_write(struct gb_tail *t, u64 off, const void *src, size_t len);
 int gb_tail_read(struct gb_tail *t, u64 off, void *dst, size_t len);
-struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len);
+struct page *gb_tail_get_page(struct gb_tail *t, u64 off, u64 len,
+			      const struct gb_trace_id *tid);
 int gb_tail_check_wb(struct gb_tail *t);
 void gb_tail_destroy(struct gb_tail *t);
 

@@ -21,8 +21,13 @@
  * the accept queue), then kills the listener's connections and waits for
  * them before freeing it.
  *
- * Receive: a bounded line buffer (MC_LINE_MAX_GET); value bytes go straight
- * from it into the new object with gb_obj_write(). Send: an output queue of
+ * Receive: a line buffer of GB_RBUF_SIZE that grows (doubling) for a long
+ * get line up to MC_LINE_MAX_GET and shrinks back once it is consumed;
+ * value bytes go straight from it into the new object with gb_obj_write().
+ * Closing: after quit, a get line over the bound (answered with
+ * memcached's SERVER_ERROR) or the client's FIN, the connection reads
+ * nothing more, sends everything already queued, then closes (unread
+ * input is discarded first, so that the close is a FIN, not a reset). Send: an output queue of
  * text chunks and object references; values go out page by page with
  * gb_sock_sendpage() (zero copy, compat.h); the object reference is dropped
  * once its last byte was handed to TCP.
@@ -65,13 +70,25 @@
 #include "events.h"
 #include "registry.h"
 #include "tcp.h"
+#include "trace.h"
+#include "tcp_int.h"
 
-#define GB_RBUF_SIZE	MC_LINE_MAX_GET
+#define GB_RBUF_SIZE	16384		/* receive buffer; grows for long gets */
+/*
+ * Bytes all connections together may hold in grown receive buffers: a
+ * long get line is a client's to send at no cost, so max_conns of them
+ * must not pin max_conns MiB. Past it a long line is refused as memcached
+ * does when it cannot grow its read buffer.
+ */
+#define GB_RBUF_GROWN_MAX	(64UL << 20)
+static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
+#define GB_DRAIN_MAX	(256 << 10)	/* unread input discarded at close */
 #define GB_TEXT_CHUNK	4096
 #define GB_OUT_HIGH	(256 << 10)	/* stop executing above this backlog */
 #define GB_OUT_REFS	64		/* or above this many queued objects */
 #define GB_SEND_SEG	(64 << 10)
 #define GB_WORK_BUDGET	64
+#define GB_ACCEPT_BUDGET	64	/* connections accepted per work run */
 #define GB_BACKLOG	1024
 
 /* memcached's refusal when maxconns is reached (maxconns_fast). */
@@ -82,7 +99,7 @@ struct gb_tcp_listener {
 	u32 id;
 	struct gb_listener_config cfg;
 	struct socket *sock;
-	struct work_struct accept_work;
+	struct delayed_work accept_work;	/* now, or a retry */
 	struct delayed_work idle_work;
 	u32 nconns;		/* under gb_tcp_lock */
 	u64 conns_total;
@@ -91,6 +108,7 @@ struct gb_tcp_listener {
 	bool stopped;		/* unlisted: the last connection frees it */
 	bool accept_off;	/* accept_work cancelled for good */
 	void (*saved_data_ready)(struct sock *sk);
+	const struct gb_tcp_proto *proto;	/* NULL: memcache */
 };
 
 struct gb_out {
@@ -99,6 +117,7 @@ struct gb_out {
 	u64 off;
 	u64 len;
 	size_t cap;
+	u64 req;	/* the request that queued its first byte */
 	char data[];
 };
 
@@ -125,8 +144,10 @@ struct gb_tcp_conn {
 	struct gb_mc_sink sink;
 
 	char *rbuf;
+	size_t rsize;		/* GB_RBUF_SIZE .. MC_LINE_MAX_GET */
 	size_t rpos;
 	size_t rlen;
+	bool closing;		/* send what is queued, then close */
 	enum gb_rx_state rx;
 	u64 dleft;
 	u8 tail[2];
@@ -141,10 +162,16 @@ struct gb_tcp_conn {
 	u64 mark_len;		/* its length then */
 	size_t mark_bytes;	/* out_bytes then */
 
+	void *priv;		/* the protocol's (proto->init()) */
+	unsigned long deadline;	/* gb_tcp_set_deadline(), 0: none */
+
 	u64 requests;
+	/* memcache: the request executing (sink.tid), or the one sending */
+	struct gb_trace_id tid;
 	u64 bytes_in;
 	u64 bytes_out;
 	unsigned long last_rx;
+	unsigned long data_deadline;	/* the value must be in by then */
 	time64_t started;
 	/* write stall detection, gb_tcp_idle_work() only */
 	u64 stall_out;		/* bytes_out at the last progress */
@@ -166,17 +193,36 @@ static LIST_HEAD(gb_tcp_conns);
 static u32 gb_tcp_next_lid;
 static u64 gb_tcp_next_cid;
 static atomic_t gb_tcp_rr = ATOMIC_INIT(0);
-static atomic64_t gb_tcp_total = ATOMIC64_INIT(0);
-static atomic64_t gb_tcp_rejected = ATOMIC64_INIT(0);
-static atomic64_t gb_tcp_bytes_read = ATOMIC64_INIT(0);
-static atomic64_t gb_tcp_bytes_written = ATOMIC64_INIT(0);
-static atomic64_t gb_tcp_write_stalls = ATOMIC64_INIT(0);
+/* Totals since load, per listener kind (memcache, HTTP). */
+struct gb_tcp_ctr {
+	atomic64_t total;
+	atomic64_t rejected;
+	atomic64_t bytes_read;
+	atomic64_t bytes_written;
+	atomic64_t write_stalls;
+	atomic64_t data_stalls;
+};
+
+static struct gb_tcp_ctr gb_tcp_ctrs[GB_LISTENER_KIND_MAX];
+
+static enum gb_listener_kind gb_tcp_kind(const struct gb_tcp_listener *l)
+{
+	return l->proto ? l->proto->kind : GB_LISTENER_MEMCACHE;
+}
+
+static struct gb_tcp_ctr *gb_tcp_ctr(const struct gb_tcp_listener *l)
+{
+	return &gb_tcp_ctrs[gb_tcp_kind(l)];
+}
+
 static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
 
 /*
  * debugfs (goblin/tcp/): counters and two test knobs.
  *   counters       work_runs: connection work item runs;
  *                  write_stalls: connections closed for write_timeout;
+ *                  data_stalls: memcache connections closed because a
+ *                  value stopped arriving or arrived too slowly;
  *                  queued_refs: object references in output queues;
  *                  accept_runs: accept work item runs;
  *                  accept_late: accept work runs after the listener
@@ -242,6 +288,7 @@ static int gb_sink_text(struct gb_mc_sink *sink, const char *p, size_t len)
 			e->off = 0;
 			e->len = 0;
 			e->cap = cap;
+			e->req = c->requests;
 			list_add_tail(&e->node, &c->out);
 			room = cap;
 		}
@@ -264,6 +311,8 @@ static int gb_sink_value(struct gb_mc_sink *sink, struct gb_obj *obj)
 		gb_obj_put(obj);
 		return 0;
 	}
+	/* one per queued value, up to GB_OUT_REFS a connection */
+	BUILD_BUG_ON(sizeof(*e) > 64);
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e) {
 		gb_obj_put(obj);
@@ -273,8 +322,10 @@ static int gb_sink_value(struct gb_mc_sink *sink, struct gb_obj *obj)
 	e->off = 0;
 	e->len = obj->len;
 	e->cap = 0;
+	e->req = c->requests;
 	list_add_tail(&e->node, &c->out);
 	c->out_bytes += obj->len;
+	trace_gb_tcp_value(&c->tid, c->requests, obj->len);
 	c->out_refs++;
 	atomic64_inc(&gb_tcp_queued_refs);
 	return 0;
@@ -340,6 +391,34 @@ static const struct gb_mc_sink_ops gb_tcp_sink_ops = {
 	.full = gb_sink_full,
 };
 
+/*
+ * Entry @e was handed to the socket in full: gb_tcp_sent for each memcache
+ * request whose whole response now was. Entries are in request order and
+ * e->req is the request that queued an entry's first byte, so these are
+ * e->req up to the one before the next entry's (a text entry may end
+ * several requests' responses), or, when @e was the last entry, up to the
+ * last request that finished queueing (not one paused in a multi-key get
+ * or still taking its data block).
+ */
+static void gb_conn_trace_sent(struct gb_tcp_conn *c, struct gb_out *e,
+			       bool last)
+{
+	u64 r, end;	/* the first request not sent in full */
+
+	if (c->tid.xport != GB_TRACE_TCP)
+		return;
+	if (!last) {
+		end = list_next_entry(e, node)->req;
+	} else {
+		end = c->requests + 1;
+		if (c->rx == GB_RX_DATA || c->sink.resume)
+			end--;
+	}
+	/* request 0: text queued before the first parse (a refusal) */
+	for (r = max_t(u64, e->req, 1); r < end; r++)
+		trace_gb_tcp_sent(c->id, r, c->bytes_out);
+}
+
 /* Send queued output until done or the socket is full. */
 static int gb_conn_flush(struct gb_tcp_conn *c)
 {
@@ -361,7 +440,9 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 			struct page *pg;
 			int err;
 
-			err = gb_obj_get_page(e->obj, e->off, &pg, &pgoff, &seg);
+			c->tid.req = e->req;
+			err = gb_obj_get_page_id(e->obj, e->off, &pg, &pgoff,
+						 &seg, &c->tid);
 			if (err)
 				return err;
 			seg = min_t(u64, min_t(u64, seg, left), GB_SEND_SEG);
@@ -379,39 +460,87 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 		e->off += n;
 		c->out_bytes -= n;
 		c->bytes_out += n;
-		atomic64_add(n, &gb_tcp_bytes_written);
-		if (e->off == e->len)
+		atomic64_add(n, &gb_tcp_ctr(c->l)->bytes_written);
+		if (e->off == e->len) {
+			if (trace_gb_tcp_sent_enabled())
+				gb_conn_trace_sent(c, e, last);
 			gb_out_free(c, e);
+		}
 	}
 	return 0;
 }
 
 /* ---- input ---- */
 
+/*
+ * A get line the server will not hold (over MC_LINE_MAX_GET, or past the
+ * module-wide cap on grown buffers): memcached's answer, then the close.
+ */
+static int gb_conn_line_refused(struct gb_tcp_conn *c)
+{
+	/* the pending line is given up: its scan count with it */
+	mc_parse_reset(&c->req);
+	c->closing = true;
+	return gb_sink_text(&c->sink, MC_ERR_LINE_MEM "\r\n",
+			    sizeof(MC_ERR_LINE_MEM) + 1);
+}
+
 static int gb_conn_recv(struct gb_tcp_conn *c)
 {
 	struct msghdr msg = { };
 	struct kvec kv;
+	char *p;
 	int n;
 
 	if (c->rpos == c->rlen) {
 		c->rpos = 0;
 		c->rlen = 0;
-	} else if (c->rpos && c->rlen == GB_RBUF_SIZE) {
+		/* a long get line is done: give its buffer back */
+		if (c->rsize > GB_RBUF_SIZE) {
+			p = kvmalloc(GB_RBUF_SIZE, GFP_KERNEL);
+			if (!p)
+				return -ENOMEM;
+			kvfree(c->rbuf);
+			atomic_long_sub(c->rsize - GB_RBUF_SIZE,
+					&gb_tcp_rbuf_grown);
+			c->rbuf = p;
+			c->rsize = GB_RBUF_SIZE;
+		}
+	} else if (c->rpos && c->rlen == c->rsize) {
 		memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
 		c->rlen -= c->rpos;
 		c->rpos = 0;
 	}
-	if (c->rlen == GB_RBUF_SIZE)
-		return -ENOBUFS;	/* the parser bounds lines below this */
+	if (c->rlen == c->rsize) {
+		/* only a get line grows this far (mc_parse() bounds it) */
+		if (c->rsize >= MC_LINE_MAX_GET)
+			return -ENOBUFS;
+		if (atomic_long_add_return(c->rsize, &gb_tcp_rbuf_grown) >
+		    GB_RBUF_GROWN_MAX) {
+			atomic_long_sub(c->rsize, &gb_tcp_rbuf_grown);
+			gb_conn_line_refused(c);
+			return 1;	/* answered: flushed, then closed */
+		}
+		p = kvmalloc(c->rsize * 2, GFP_KERNEL);
+		if (!p) {
+			atomic_long_sub(c->rsize, &gb_tcp_rbuf_grown);
+			return -ENOMEM;
+		}
+		memcpy(p, c->rbuf, c->rlen);
+		kvfree(c->rbuf);
+		c->rbuf = p;
+		c->rsize *= 2;
+	}
 	kv.iov_base = c->rbuf + c->rlen;
-	kv.iov_len = GB_RBUF_SIZE - c->rlen;
+	kv.iov_len = c->rsize - c->rlen;
 	n = kernel_recvmsg(c->sock, &msg, &kv, 1, kv.iov_len, MSG_DONTWAIT);
 	if (n > 0) {
 		c->rlen += n;
+		trace_gb_tcp_recv(&c->tid, c->requests + (c->rx == GB_RX_LINE),
+				  n);
 		c->bytes_in += n;
 		c->last_rx = jiffies;
-		atomic64_add(n, &gb_tcp_bytes_read);
+		atomic64_add(n, &gb_tcp_ctr(c->l)->bytes_read);
 	}
 	return n;
 }
@@ -419,23 +548,56 @@ static int gb_conn_recv(struct gb_tcp_conn *c)
 /* Run (or resume) @req: 0 to go on, -errno / -ECONNRESET to close. */
 static int gb_conn_exec(struct gb_tcp_conn *c, struct mc_req *req)
 {
-	int ret = gb_mc_exec(req, &c->sink);
+	int ret;
 
+	c->tid.req = c->requests;
+	ret = gb_mc_exec(req, &c->sink);
 	if (ret < 0)
 		return ret;
-	return ret == GB_MC_CLOSE ? -ECONNRESET : 0;
+	/* quit: what earlier requests produced still goes out */
+	if (ret == GB_MC_CLOSE)
+		c->closing = true;
+	return 0;
+}
+
+/*
+ * The period within which a value must keep arriving: the shorter of the
+ * listener's idle and write timeouts (write_timeout is never 0).
+ */
+static u32 gb_conn_data_secs(const struct gb_tcp_listener *l)
+{
+	return min_not_zero(l->cfg.idle_timeout, l->cfg.write_timeout);
+}
+
+/*
+ * The whole data block (value and its CRLF) is due within one period per
+ * GB_MC_DATA_STEP bytes, plus one: at least 64 KiB per period on average,
+ * so a client dripping a byte now and then cannot hold a half-built
+ * object of up to item_max for long.
+ */
+#define GB_MC_DATA_STEP		(64 * 1024)
+
+static unsigned long gb_conn_data_deadline(const struct gb_tcp_conn *c)
+{
+	u64 periods = 1 + div_u64(c->op.vlen + 2, GB_MC_DATA_STEP);
+	u64 t = periods * gb_conn_data_secs(c->l) * HZ;
+
+	return jiffies + (unsigned long)min_t(u64, t, MAX_JIFFY_OFFSET);
 }
 
 /*
  * Execute what the buffer holds. Returns 1 if more input is needed, 0 if
- * the output backlog is too high, or -errno / -ECONNRESET to close.
+ * the output backlog is too high or the connection is closing (c->closing),
+ * or -errno / -ECONNRESET to close.
  */
 static int gb_conn_process(struct gb_tcp_conn *c)
 {
 	struct mc_req *req = &c->req;
 	int n, ret;
 
-	while (!gb_conn_backlog(c)) {
+	if (c->l->proto)
+		return c->l->proto->process(c);
+	while (!gb_conn_backlog(c) && !c->closing) {
 		size_t avail = c->rlen - c->rpos;
 
 		if (c->sink.resume) {
@@ -443,6 +605,9 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 			ret = gb_conn_exec(c, req);
 			if (ret)
 				return ret;
+			if (!c->sink.resume)
+				trace_gb_tcp_queued(c->id, c->requests,
+						    c->out_bytes);
 			continue;
 		}
 		if (c->rx == GB_RX_DATA) {
@@ -467,32 +632,42 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 				c->tail[c->ntail++] = c->rbuf[c->rpos++];
 			if (c->ntail < 2)
 				return 1;
-			c->rx = GB_RX_LINE;
+			WRITE_ONCE(c->rx, GB_RX_LINE);
 			ret = gb_mc_store_end(&c->op, c->tail[0] == '\r' &&
 					      c->tail[1] == '\n', &c->sink);
 			if (ret)
 				return ret;
+			trace_gb_tcp_queued(c->id, c->requests, c->out_bytes);
 			continue;
 		}
-		n = mc_parse(c->rbuf + c->rpos, avail, req);
+		n = mc_parse_cont(c->rbuf + c->rpos, avail, req);
 		if (n == MC_PARSE_MORE)
 			return 1;
 		if (n == MC_PARSE_CLOSE)
 			return -ECONNRESET;
+		if (n == MC_PARSE_TOO_LONG)
+			return gb_conn_line_refused(c);
 		c->rpos += n;
 		c->requests++;
+		trace_gb_tcp_parsed(c->id, c->requests, req->cmd);
 		/* no data block to store or to swallow: execute right away */
 		if (!mc_cmd_has_data(req->cmd) &&
 		    !(req->cmd == MC_CMD_ERROR && req->vlen_swallow)) {
 			ret = gb_conn_exec(c, req);
 			if (ret)
 				return ret;
+			if (!c->sink.resume)
+				trace_gb_tcp_queued(c->id, c->requests,
+						    c->out_bytes);
 			continue;
 		}
 		gb_mc_store_begin(req, &c->op);
-		c->rx = GB_RX_DATA;
 		c->dleft = c->op.vlen;
 		c->ntail = 0;
+		WRITE_ONCE(c->data_deadline, gb_conn_data_deadline(c));
+		/* gb_conn_data_stalled() reads the deadline after rx */
+		smp_wmb();
+		WRITE_ONCE(c->rx, GB_RX_DATA);
 	}
 	return 0;
 }
@@ -532,6 +707,24 @@ static void gb_conn_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/* Discard unread input (at most GB_DRAIN_MAX bytes) before a close. */
+static void gb_conn_drain(struct gb_tcp_conn *c)
+{
+	size_t done = 0;
+	int n;
+
+	while (done < GB_DRAIN_MAX) {
+		struct kvec kv = { c->rbuf, c->rsize };
+		struct msghdr msg = { };
+
+		n = kernel_recvmsg(c->sock, &msg, &kv, 1, kv.iov_len,
+				   MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		done += n;
+	}
+}
+
 static void gb_conn_close(struct gb_tcp_conn *c)
 {
 	struct gb_tcp_listener *l = c->l;
@@ -549,14 +742,24 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	spin_unlock(&gb_tcp_lock);
 	/* Nobody can queue us any more; drop a pending re-queue. */
 	cancel_work(&c->work);
-	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, false);
+	gb_event_conn(gb_tcp_kind(l), l->id, c->id, &c->peer, false);
 
+	/*
+	 * Closing politely with everything sent: unread input would make
+	 * tcp_close() reset the connection and drop what is still in flight.
+	 */
+	if (c->closing && list_empty(&c->out))
+		gb_conn_drain(c);
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
 	while (!list_empty(&c->out))
 		gb_out_free(c, list_first_entry(&c->out, struct gb_out, node));
 	gb_mc_store_abort(&c->op);
-	kfree(c->rbuf);
+	if (l->proto)
+		l->proto->release(c);
+	if (c->rsize > GB_RBUF_SIZE)
+		atomic_long_sub(c->rsize - GB_RBUF_SIZE, &gb_tcp_rbuf_grown);
+	kvfree(c->rbuf);
 	kfree(c);
 
 	if (unlikely(READ_ONCE(gb_tcp_dbg_close_delay_ms)))
@@ -576,6 +779,11 @@ static void gb_conn_work(struct work_struct *work)
 		ret = gb_conn_flush(c);
 		if (ret)
 			goto close;
+		if (c->closing) {
+			if (list_empty(&c->out))
+				goto close;
+			return;		/* resumed by gb_conn_write_space() */
+		}
 		if (gb_conn_backlog(c))
 			return;		/* resumed by gb_conn_write_space() */
 		ret = gb_conn_process(c);
@@ -591,7 +799,9 @@ static void gb_conn_work(struct work_struct *work)
 		ret = gb_conn_recv(c);
 		if (ret == -EAGAIN)
 			return;		/* resumed by sk_data_ready */
-		if (ret <= 0)
+		if (ret == 0)
+			c->closing = true;	/* FIN: answer what came first */
+		else if (ret < 0)
 			goto close;
 	}
 	/* Let other connections on this CPU run. */
@@ -617,9 +827,10 @@ static int gb_tcp_pick_cpu(void)
 	return raw_smp_processor_id();
 }
 
-static void gb_tcp_refuse(struct socket *s)
+static void gb_tcp_refuse(struct gb_tcp_listener *l, struct socket *s)
 {
-	struct kvec kv = { (void *)gb_too_many, sizeof(gb_too_many) - 1 };
+	const char *msg_text = l->proto ? l->proto->refuse : gb_too_many;
+	struct kvec kv = { (void *)msg_text, strlen(msg_text) };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 
 	kernel_sendmsg(s, &msg, &kv, 1, kv.iov_len);
@@ -637,8 +848,8 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	if (l->nconns >= max) {
 		l->refused++;
 		spin_unlock(&gb_tcp_lock);
-		atomic64_inc(&gb_tcp_rejected);
-		gb_tcp_refuse(s);
+		atomic64_inc(&gb_tcp_ctr(l)->rejected);
+		gb_tcp_refuse(l, s);
 		return;
 	}
 	l->nconns++;
@@ -647,17 +858,27 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (c)
-		c->rbuf = kmalloc(GB_RBUF_SIZE, GFP_KERNEL);
+		c->rbuf = kvmalloc(GB_RBUF_SIZE, GFP_KERNEL);
 	if (!c || !c->rbuf) {
+		/* closed at once: counted like a refusal over max-conns */
 		kfree(c);
 		sock_release(s);
+		spin_lock(&gb_tcp_lock);
+		l->refused++;
+		spin_unlock(&gb_tcp_lock);
+		atomic64_inc(&gb_tcp_ctr(l)->rejected);
 		gb_tcp_slot_put(l);
 		return;
 	}
 	c->l = l;
 	c->sock = s;
+	c->rsize = GB_RBUF_SIZE;
 	c->cpu = gb_tcp_pick_cpu();
 	c->sink.ops = &gb_tcp_sink_ops;
+	c->sink.tid = &c->tid;
+	/* HTTP (proto) traces no timelines: its tail reads have no request */
+	if (!l->proto)
+		c->tid.xport = GB_TRACE_TCP;
 	INIT_LIST_HEAD(&c->out);
 	INIT_WORK(&c->work, gb_conn_work);
 	c->last_rx = jiffies;
@@ -667,14 +888,23 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	if (kernel_getsockname(s, (struct sockaddr *)&c->local) < 0)
 		c->local.ss_family = AF_UNSPEC;
 	tcp_sock_set_nodelay(sk);
+	if (l->proto && l->proto->init(c)) {
+		kfree(c->rbuf);
+		kfree(c);
+		sock_release(s);
+		atomic64_inc(&gb_tcp_ctr(l)->rejected);
+		gb_tcp_slot_put(l);
+		return;
+	}
 
 	spin_lock(&gb_tcp_lock);
 	c->id = ++gb_tcp_next_cid;
+	c->tid.conn = c->id;
 	l->conns_total++;
 	list_add_tail(&c->node, &gb_tcp_conns);
 	spin_unlock(&gb_tcp_lock);
-	atomic64_inc(&gb_tcp_total);
-	gb_event_conn(GB_LISTENER_MEMCACHE, l->id, c->id, &c->peer, true);
+	atomic64_inc(&gb_tcp_ctr(l)->total);
+	gb_event_conn(gb_tcp_kind(l), l->id, c->id, &c->peer, true);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	c->saved_data_ready = sk->sk_data_ready;
@@ -684,10 +914,13 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	sk->sk_data_ready = gb_conn_data_ready;
 	sk->sk_write_space = gb_conn_write_space;
 	sk->sk_state_change = gb_conn_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-
-	/* Data may have arrived before the callbacks were in place. */
+	/*
+	 * Data may have arrived before the callbacks were in place. Queue
+	 * under the lock: once it is dropped, a callback may run the work,
+	 * which can close and free @c (a client's immediate FIN).
+	 */
 	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /*
@@ -709,9 +942,12 @@ static void gb_tcp_adopt(struct gb_tcp_listener *l, struct socket *s)
 
 static void gb_tcp_accept_work(struct work_struct *work)
 {
-	struct gb_tcp_listener *l = container_of(work, struct gb_tcp_listener,
+	struct gb_tcp_listener *l = container_of(to_delayed_work(work),
+						 struct gb_tcp_listener,
 						 accept_work);
+	unsigned int budget = GB_ACCEPT_BUDGET;
 	struct socket *s;
+	int err;
 
 	atomic64_inc(&gb_tcp_accept_runs);
 	if (READ_ONCE(l->accept_off)) {
@@ -721,10 +957,29 @@ static void gb_tcp_accept_work(struct work_struct *work)
 	if (READ_ONCE(gb_tcp_dbg_accept_hold))
 		return;
 	while (!READ_ONCE(l->stopping)) {
-		if (kernel_accept(l->sock, &s, O_NONBLOCK))
+		if (!budget--) {
+			/* a connect flood must not keep this CPU's worker */
+			queue_delayed_work(gb_tcp_wq, &l->accept_work, 0);
 			break;
-		gb_tcp_adopt(l, s);
-		gb_tcp_new_conn(l, s);
+		}
+		err = kernel_accept(l->sock, &s, O_NONBLOCK);
+		if (!err) {
+			gb_tcp_adopt(l, s);
+			gb_tcp_new_conn(l, s);
+			continue;
+		}
+		/*
+		 * -EAGAIN: the queue is empty. No memory for the socket:
+		 * connections stay queued that no new one may come to wake,
+		 * so try again shortly. Anything else (a security module's
+		 * denial) would fail again: the next connection retries.
+		 */
+		if (err == -ENOMEM || err == -ENOBUFS)
+			queue_delayed_work(gb_tcp_wq, &l->accept_work, HZ / 10);
+		else if (err != -EAGAIN)
+			pr_warn_ratelimited("goblin: memcache listener %u: accept failed: %d\n",
+					    l->id, err);
+		break;
 	}
 }
 
@@ -743,8 +998,8 @@ static void gb_listen_data_ready(struct sock *sk)
 		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
-	if (l)
-		queue_work(gb_tcp_wq, &l->accept_work);
+	if (l)	/* now, even if an out-of-memory retry is pending */
+		mod_delayed_work(gb_tcp_wq, &l->accept_work, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -773,8 +1028,62 @@ static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
 	}
 	if (READ_ONCE(c->kill) || !time_after(jiffies, c->stall_since + limit))
 		return false;
-	atomic64_inc(&gb_tcp_write_stalls);
+	atomic64_inc(&gb_tcp_ctr(c->l)->write_stalls);
 	return true;
+}
+
+/*
+ * memcached's idle_timeout rule: only a connection waiting for a command
+ * times out, not one receiving a value or with a reply still going out
+ * (queued here or unacknowledged in the socket). Caller holds gb_tcp_lock.
+ */
+static bool gb_conn_idle(struct gb_tcp_conn *c, unsigned long limit)
+{
+	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
+
+	if (!limit || !time_after(jiffies, READ_ONCE(c->last_rx) + limit))
+		return false;
+	return READ_ONCE(c->rx) == GB_RX_LINE && !READ_ONCE(c->out_bytes) &&
+	       !READ_ONCE(c->sink.resume) &&
+	       READ_ONCE(tp->write_seq) == READ_ONCE(tp->snd_una);
+}
+
+/*
+ * A value that stopped arriving or arrives too slowly: a memcache
+ * connection in the data phase of a storage command that received nothing
+ * for gb_conn_data_secs(), or is past its gb_conn_data_deadline(), while
+ * no reply waits (a client that does not read is write_timeout's). Closing
+ * frees the half-built object it holds. Counted once: a connection being
+ * killed is not looked at again. Caller holds gb_tcp_lock.
+ */
+static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
+{
+	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
+	unsigned long secs = gb_conn_data_secs(c->l);
+	unsigned long deadline;
+
+	if (c->l->proto || READ_ONCE(c->kill) ||
+	    READ_ONCE(c->rx) != GB_RX_DATA)
+		return false;
+	/* the deadline written before rx (gb_conn_process()) */
+	smp_rmb();
+	deadline = READ_ONCE(c->data_deadline);
+	if (!time_after(jiffies, READ_ONCE(c->last_rx) + secs * HZ) &&
+	    !time_after(jiffies, deadline))
+		return false;
+	if (READ_ONCE(c->out_bytes) ||
+	    READ_ONCE(tp->write_seq) != READ_ONCE(tp->snd_una))
+		return false;
+	atomic64_inc(&gb_tcp_ctr(c->l)->data_stalls);
+	return true;
+}
+
+/* A protocol's deadline (gb_tcp_set_deadline()) has passed. */
+static bool gb_conn_deadline_passed(const struct gb_tcp_conn *c)
+{
+	unsigned long d = READ_ONCE(c->deadline);
+
+	return d && time_after(jiffies, d);
 }
 
 static void gb_tcp_idle_work(struct work_struct *work)
@@ -789,8 +1098,8 @@ static void gb_tcp_idle_work(struct work_struct *work)
 	list_for_each_entry(c, &gb_tcp_conns, node) {
 		if (c->l != l)
 			continue;
-		if ((limit && time_after(jiffies, READ_ONCE(c->last_rx) + limit)) ||
-		    gb_conn_write_stalled(c)) {
+		if (gb_conn_idle(c, limit) || gb_conn_deadline_passed(c) ||
+		    gb_conn_data_stalled(c) || gb_conn_write_stalled(c)) {
 			WRITE_ONCE(c->kill, true);
 			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
 		}
@@ -811,8 +1120,9 @@ static struct gb_tcp_listener *gb_tcp_find(const struct sockaddr_storage *a)
 	return NULL;
 }
 
-static int gb_tcp_add(const struct gb_listener_config *cfg,
-		      struct netlink_ext_ack *extack)
+int gb_tcp_listen(const struct gb_listener_config *cfg,
+		  const struct gb_tcp_proto *proto,
+		  struct netlink_ext_ack *extack)
 {
 	struct gb_tcp_listener *l;
 	struct socket *s;
@@ -824,14 +1134,14 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	} else if (family == AF_INET6) {
 		alen = sizeof(struct sockaddr_in6);
 	} else {
-		NL_SET_ERR_MSG(extack, "memcache listener needs an IPv4 or IPv6 address");
+		NL_SET_ERR_MSG(extack, "TCP listener needs an IPv4 or IPv6 address");
 		return -EAFNOSUPPORT;
 	}
 
 	mutex_lock(&gb_tcp_mutex);
 	if (gb_tcp_find(&cfg->addr)) {
 		mutex_unlock(&gb_tcp_mutex);
-		NL_SET_ERR_MSG(extack, "a memcache listener already uses this address");
+		NL_SET_ERR_MSG(extack, "a TCP listener already uses this address");
 		return -EEXIST;
 	}
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -840,23 +1150,33 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 		goto unlock;
 	}
 	l->cfg = *cfg;
-	l->cfg.kind = GB_LISTENER_MEMCACHE;
+	l->proto = proto;
+	l->cfg.kind = gb_tcp_kind(l);
 	if (!l->cfg.max_conns)
 		l->cfg.max_conns = GB_TCP_DEFAULT_MAX_CONNS;
 	if (!l->cfg.write_timeout)
 		l->cfg.write_timeout = GB_TCP_DEFAULT_WRITE_TIMEOUT;
-	INIT_WORK(&l->accept_work, gb_tcp_accept_work);
+	INIT_DELAYED_WORK(&l->accept_work, gb_tcp_accept_work);
 	INIT_DELAYED_WORK(&l->idle_work, gb_tcp_idle_work);
 
 	err = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
 			       &s);
-	if (err)
+	if (err) {
+		/*
+		 * __sock_create() says -ENFILE when sock_alloc() got no
+		 * inode: a kernel socket has no file to count, so that is
+		 * out of memory, and must read as such; so is inet6_create()'s
+		 * -ENOBUFS when sk_alloc() fails.
+		 */
+		if (err == -ENFILE || err == -ENOBUFS)
+			err = -ENOMEM;
 		goto free;
+	}
 	sk = s->sk;
 	sock_set_reuseaddr(sk);
 	err = kernel_bind(s, (struct sockaddr *)&l->cfg.addr, alen);
 	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot bind the memcache listener address");
+		NL_SET_ERR_MSG(extack, "cannot bind the TCP listener address");
 		goto release;
 	}
 	err = kernel_listen(s, GB_BACKLOG);
@@ -876,9 +1196,9 @@ static int gb_tcp_add(const struct gb_listener_config *cfg,
 	spin_unlock(&gb_tcp_lock);
 	/* Idle and write stall checks (write_timeout is never 0). */
 	queue_delayed_work(gb_tcp_wq, &l->idle_work, HZ);
-	queue_work(gb_tcp_wq, &l->accept_work);
+	queue_delayed_work(gb_tcp_wq, &l->accept_work, 0);
 	mutex_unlock(&gb_tcp_mutex);
-	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, true);
+	gb_event_listener(gb_tcp_kind(l), l->id, &l->cfg.addr, true);
 	return 0;
 
 release:
@@ -888,6 +1208,12 @@ free:
 unlock:
 	mutex_unlock(&gb_tcp_mutex);
 	return err;
+}
+
+static int gb_tcp_add(const struct gb_listener_config *cfg,
+		      struct netlink_ext_ack *extack)
+{
+	return gb_tcp_listen(cfg, NULL, extack);
 }
 
 static bool gb_tcp_drained(void)
@@ -918,7 +1244,7 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = l->saved_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&l->accept_work);
+	cancel_delayed_work_sync(&l->accept_work);
 	WRITE_ONCE(l->accept_off, true);
 	cancel_delayed_work_sync(&l->idle_work);
 	if (READ_ONCE(gb_tcp_dbg_stop_delay_ms))
@@ -928,9 +1254,9 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	sock_release(l->sock);
 	l->sock = NULL;
 	/* No socket is left that could queue it; l is freed below. */
-	cancel_work_sync(&l->accept_work);
+	cancel_delayed_work_sync(&l->accept_work);
 
-	gb_event_listener(GB_LISTENER_MEMCACHE, l->id, &l->cfg.addr, false);
+	gb_event_listener(gb_tcp_kind(l), l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
 	list_del(&l->node);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
@@ -946,16 +1272,17 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 		kfree(l);
 }
 
-static int gb_tcp_del(const struct sockaddr_storage *addr,
-		      struct netlink_ext_ack *extack)
+int gb_tcp_unlisten(enum gb_listener_kind kind,
+		    const struct sockaddr_storage *addr,
+		    struct netlink_ext_ack *extack)
 {
 	struct gb_tcp_listener *l;
 
 	mutex_lock(&gb_tcp_mutex);
 	l = gb_tcp_find(addr);
-	if (!l) {
+	if (!l || gb_tcp_kind(l) != kind) {
 		mutex_unlock(&gb_tcp_mutex);
-		NL_SET_ERR_MSG(extack, "no memcache listener on this address");
+		NL_SET_ERR_MSG(extack, "no such listener on this address");
 		return -ENOENT;
 	}
 	gb_tcp_stop(l);
@@ -963,9 +1290,23 @@ static int gb_tcp_del(const struct sockaddr_storage *addr,
 	return 0;
 }
 
+static int gb_tcp_del(const struct sockaddr_storage *addr,
+		      struct netlink_ext_ack *extack)
+{
+	return gb_tcp_unlisten(GB_LISTENER_MEMCACHE, addr, extack);
+}
+
 static int gb_tcp_walk(u32 *cursor,
 		       int (*fn)(const struct gb_listener_info *info, void *arg),
 		       void *arg)
+{
+	return gb_tcp_listener_walk(GB_LISTENER_MEMCACHE, cursor, fn, arg);
+}
+
+int gb_tcp_listener_walk(enum gb_listener_kind kind, u32 *cursor,
+			 int (*fn)(const struct gb_listener_info *info,
+				   void *arg),
+			 void *arg)
 {
 	struct gb_listener_info *info;
 	struct gb_tcp_listener *l;
@@ -976,7 +1317,7 @@ static int gb_tcp_walk(u32 *cursor,
 		return -ENOMEM;
 	mutex_lock(&gb_tcp_mutex);
 	list_for_each_entry(l, &gb_tcp_listeners, node) {
-		if (l->id <= *cursor)
+		if (l->id <= *cursor || gb_tcp_kind(l) != kind)
 			continue;
 		info->cfg = l->cfg;
 		info->id = l->id;
@@ -995,9 +1336,23 @@ static int gb_tcp_walk(u32 *cursor,
 	return ret;
 }
 
+static int gb_tcp_kconn_walk(int kind, u64 *cursor,
+			     int (*fn)(const struct gb_tcp_conn_info *info,
+				       void *arg),
+			     void *arg);
+
 int gb_tcp_conn_walk(u64 *cursor,
 		     int (*fn)(const struct gb_tcp_conn_info *info, void *arg),
 		     void *arg)
+{
+	return gb_tcp_kconn_walk(GB_LISTENER_MEMCACHE, cursor, fn, arg);
+}
+
+/* @kind < 0: connections of every kind */
+static int gb_tcp_kconn_walk(int kind, u64 *cursor,
+			     int (*fn)(const struct gb_tcp_conn_info *info,
+				       void *arg),
+			     void *arg)
 {
 	struct gb_tcp_conn_info *info;
 	time64_t now = ktime_get_boottime_seconds();
@@ -1009,7 +1364,8 @@ int gb_tcp_conn_walk(u64 *cursor,
 		return -ENOMEM;
 	spin_lock(&gb_tcp_lock);
 	list_for_each_entry(c, &gb_tcp_conns, node) {
-		if (c->id <= *cursor)
+		if (c->id <= *cursor ||
+		    (kind >= 0 && gb_tcp_kind(c->l) != kind))
 			continue;
 		memset(info, 0, sizeof(*info));
 		info->id = c->id;
@@ -1033,18 +1389,23 @@ int gb_tcp_conn_walk(u64 *cursor,
 	return ret;
 }
 
-void gb_tcp_get_totals(struct gb_tcp_totals *t)
+static void gb_tcp_kind_totals(enum gb_listener_kind kind,
+			       struct gb_tcp_totals *t)
 {
+	struct gb_tcp_ctr *ctr = &gb_tcp_ctrs[kind];
 	struct gb_tcp_listener *l;
 
 	memset(t, 0, sizeof(*t));
-	t->total_conns = atomic64_read(&gb_tcp_total);
-	t->rejected = atomic64_read(&gb_tcp_rejected);
-	t->bytes_read = atomic64_read(&gb_tcp_bytes_read);
-	t->bytes_written = atomic64_read(&gb_tcp_bytes_written);
-	t->write_stalls = atomic64_read(&gb_tcp_write_stalls);
+	t->total_conns = atomic64_read(&ctr->total);
+	t->rejected = atomic64_read(&ctr->rejected);
+	t->bytes_read = atomic64_read(&ctr->bytes_read);
+	t->bytes_written = atomic64_read(&ctr->bytes_written);
+	t->write_stalls = atomic64_read(&ctr->write_stalls);
+	t->data_stalls = atomic64_read(&ctr->data_stalls);
 	spin_lock(&gb_tcp_lock);
 	list_for_each_entry(l, &gb_tcp_listeners, node) {
+		if (gb_tcp_kind(l) != kind)
+			continue;
 		t->curr_conns += l->nconns;
 		t->max_conns += l->cfg.max_conns;
 		t->listeners++;
@@ -1052,8 +1413,14 @@ void gb_tcp_get_totals(struct gb_tcp_totals *t)
 	spin_unlock(&gb_tcp_lock);
 }
 
+void gb_tcp_get_totals(struct gb_tcp_totals *t)
+{
+	gb_tcp_kind_totals(GB_LISTENER_MEMCACHE, t);
+}
+
 /* Adapter from gb_tcp_conn_walk() to the registry's struct gb_conn_info. */
 struct gb_tcp_info_walk_arg {
+	enum gb_listener_kind kind;
 	gb_conn_visit_fn fn;
 	void *arg;
 	struct gb_conn_info ci;
@@ -1065,7 +1432,7 @@ static int gb_tcp_info_visit(const struct gb_tcp_conn_info *ti, void *arg)
 	struct gb_conn_info *ci = &w->ci;
 
 	memset(ci, 0, sizeof(*ci));
-	ci->kind = GB_LISTENER_MEMCACHE;
+	ci->kind = w->kind;
 	ci->listener_id = ti->listener_id;
 	ci->id = ti->id;
 	ci->peer = ti->peer;
@@ -1076,7 +1443,8 @@ static int gb_tcp_info_visit(const struct gb_tcp_conn_info *ti, void *arg)
 	return w->fn(ci, w->arg);
 }
 
-static int gb_tcp_info_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
+int gb_tcp_kind_conn_walk(enum gb_listener_kind kind, u64 *cursor,
+			  gb_conn_visit_fn fn, void *arg)
 {
 	struct gb_tcp_info_walk_arg *w;
 	int err;
@@ -1084,25 +1452,37 @@ static int gb_tcp_info_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	w->kind = kind;
 	w->fn = fn;
 	w->arg = arg;
-	err = gb_tcp_conn_walk(cursor, gb_tcp_info_visit, w);
+	err = gb_tcp_kconn_walk(kind, cursor, gb_tcp_info_visit, w);
 	kfree(w);
 	return err;
 }
 
-/* Adapter from gb_tcp_get_totals() to the registry's totals. */
+static int gb_tcp_info_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
+{
+	return gb_tcp_kind_conn_walk(GB_LISTENER_MEMCACHE, cursor, fn, arg);
+}
+
 static void gb_tcp_xport_stats(struct gb_xport_stats *st)
+{
+	gb_tcp_kind_stats(GB_LISTENER_MEMCACHE, st);
+}
+
+/* Adapter from the totals to the registry's struct gb_xport_stats. */
+void gb_tcp_kind_stats(enum gb_listener_kind kind, struct gb_xport_stats *st)
 {
 	struct gb_tcp_totals t;
 
-	gb_tcp_get_totals(&t);
+	gb_tcp_kind_totals(kind, &t);
 	st->conns = t.curr_conns;
 	st->conns_total = t.total_conns;
 	st->rejected = t.rejected;
 	st->rx_bytes = t.bytes_read;
 	st->tx_bytes = t.bytes_written;
 	st->write_stalls = t.write_stalls;
+	st->data_stalls = t.data_stalls;
 	st->max_conns = t.max_conns;
 	st->listeners = t.listeners;
 }
@@ -1115,14 +1495,115 @@ static const struct gb_listener_ops gb_tcp_listener_ops = {
 	.stats = gb_tcp_xport_stats,
 };
 
+/* ---- for the protocols over this machinery (tcp_int.h) ---- */
+
+void gb_tcp_kind_stop_all(enum gb_listener_kind kind)
+{
+	struct gb_tcp_listener *l, *tmp;
+
+	mutex_lock(&gb_tcp_mutex);
+	list_for_each_entry_safe(l, tmp, &gb_tcp_listeners, node)
+		if (gb_tcp_kind(l) == kind)
+			gb_tcp_stop(l);
+	mutex_unlock(&gb_tcp_mutex);
+}
+
+void *gb_tcp_priv(struct gb_tcp_conn *c)
+{
+	return c->priv;
+}
+
+void gb_tcp_set_priv(struct gb_tcp_conn *c, void *priv)
+{
+	c->priv = priv;
+}
+
+const struct gb_listener_config *gb_tcp_conn_cfg(struct gb_tcp_conn *c)
+{
+	return &c->l->cfg;
+}
+
+size_t gb_tcp_rx(struct gb_tcp_conn *c, char **p)
+{
+	*p = c->rbuf + c->rpos;
+	return c->rlen - c->rpos;
+}
+
+void gb_tcp_rx_consume(struct gb_tcp_conn *c, size_t n)
+{
+	c->rpos += min(n, c->rlen - c->rpos);
+}
+
+size_t gb_tcp_rx_size(void)
+{
+	return GB_RBUF_SIZE;
+}
+
+int gb_tcp_out_text(struct gb_tcp_conn *c, const char *p, size_t len)
+{
+	return gb_sink_text(&c->sink, p, len);
+}
+
+int gb_tcp_out_obj(struct gb_tcp_conn *c, struct gb_obj *obj, u64 off,
+		   u64 len)
+{
+	u64 vlen = obj->len;
+	struct gb_out *e;
+	int err;
+
+	if (off > vlen || len > vlen - off) {
+		gb_obj_put(obj);
+		return -EINVAL;
+	}
+	err = gb_sink_value(&c->sink, obj);
+	if (err || !vlen)
+		return err;	/* a 0-byte value: reference already dropped */
+	/* gb_sink_value() queued the whole value: narrow it */
+	e = list_last_entry(&c->out, struct gb_out, node);
+	c->out_bytes -= vlen - len;
+	e->off = off;
+	e->len = off + len;
+	if (!len)
+		gb_out_free(c, e);
+	return 0;
+}
+
+bool gb_tcp_out_pending(struct gb_tcp_conn *c)
+{
+	return !list_empty(&c->out);
+}
+
+bool gb_tcp_backlog(struct gb_tcp_conn *c)
+{
+	return gb_conn_backlog(c);
+}
+
+void gb_tcp_count_request(struct gb_tcp_conn *c)
+{
+	WRITE_ONCE(c->requests, c->requests + 1);
+}
+
+void gb_tcp_linger(struct gb_tcp_conn *c)
+{
+	c->closing = true;
+}
+
+void gb_tcp_set_deadline(struct gb_tcp_conn *c, unsigned long deadline)
+{
+	WRITE_ONCE(c->deadline, deadline);
+}
+
 static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\nwrite_stalls %lld\nqueued_refs %lld\n",
+	seq_printf(m, "rbuf_grown %ld\n", atomic_long_read(&gb_tcp_rbuf_grown));
+	seq_printf(m, "work_runs %lld\naccept_runs %lld\naccept_late %lld\nwrite_stalls %lld\nqueued_refs %lld\ndata_stalls %lld\n",
 		   atomic64_read(&gb_tcp_work_runs),
 		   atomic64_read(&gb_tcp_accept_runs),
 		   atomic64_read(&gb_tcp_accept_late),
-		   atomic64_read(&gb_tcp_write_stalls),
-		   atomic64_read(&gb_tcp_queued_refs));
+		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_MEMCACHE].write_stalls) +
+		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_HTTP].write_stalls),
+		   atomic64_read(&gb_tcp_queued_refs),
+		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_MEMCACHE].data_stalls));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);

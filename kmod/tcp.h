@@ -61,6 +61,7 @@ int gb_tcp_conn_walk(u64 *cursor,
  * @bytes_read:  bytes received
  * @bytes_written: bytes sent
  * @write_stalls: closed because their output made no progress
+ * @data_stalls: closed because a value stopped arriving or came too slowly
  * @max_conns:   sum of the listeners' connection limits
  * @listeners:   listeners running
  */
@@ -71,6 +72,7 @@ struct gb_tcp_totals {
 	u64 bytes_read;
 	u64 bytes_written;
 	u64 write_stalls;
+	u64 data_stalls;
 	u32 max_conns;
 	u32 listeners;
 };

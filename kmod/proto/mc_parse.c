@@ -355,7 +355,6 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 		const struct mc_tok *t = &tok[i];
 		unsigned char c = (unsigned char)t->p[0];
 		struct mc_tok arg = { t->p + 1, t->len - 1 };
-		s64 v;
 
 		if (c >= 127)
 			return MC_ERR_DUP_FLAG;
@@ -393,7 +392,7 @@ static const char *mc_meta_flags(struct mc_req *req, const struct mc_tok *tok,
 			req->has_exptime = true;
 			break;
 		case 'R':
-			if (!mc_s32(&arg, &v)) {
+			if (!mc_s32(&arg, &req->recache)) {
 				err = MC_ERR_BAD_TOKEN;
 				bad = true;
 			}
@@ -729,8 +728,18 @@ static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
 			req->key = tok[1].p;
 			req->klen = tok[1].len > MC_KEY_MAX ? MC_KEY_MAX :
 				    tok[1].len;
-			if (mc_tok_is(&tok[1], "detail"))
-				mc_set_err(req, MC_ERR_STATS_DETAIL, false);
+			/* memcached: on/off answer OK, dump END */
+			if (mc_tok_is(&tok[1], "detail")) {
+				if (n > 2 && mc_tok_is(&tok[2], "on"))
+					req->mode = MC_STATS_DETAIL_ON;
+				else if (n > 2 && mc_tok_is(&tok[2], "off"))
+					req->mode = MC_STATS_DETAIL_OFF;
+				else if (n > 2 && mc_tok_is(&tok[2], "dump"))
+					req->mode = MC_STATS_DETAIL_DUMP;
+				else
+					mc_set_err(req, MC_ERR_STATS_DETAIL,
+						   false);
+			}
 		}
 	} else if (mc_tok_is(c, "quit")) {
 		req->cmd = MC_CMD_QUIT;
@@ -742,27 +751,33 @@ static void mc_parse_tokens(struct mc_req *req, const struct mc_tok *tok,
 	}
 }
 
-int mc_parse(const char *buf, size_t len, struct mc_req *req)
+/* Parse the line in @buf, whose first @from bytes hold no newline. */
+static int mc_parse_from(const char *buf, size_t len, size_t from,
+			 struct mc_req *req)
 {
 	struct mc_tok tok[MC_MAX_TOKENS];
 	size_t scan = len < MC_LINE_MAX_GET ? len : MC_LINE_MAX_GET;
-	const char *nl = memchr(buf, '\n', scan);
+	const char *nl = NULL;
 	const char *nul;
 	size_t line, n;
 
+	if (from < scan)
+		nl = memchr(buf + from, '\n', scan - from);
 	if (!nl) {
 		const char *p = buf;
 		size_t i = 0;
 
-		if (len >= MC_LINE_MAX_GET)
-			return MC_PARSE_CLOSE;
 		if (len <= MC_LINE_MAX)
 			return MC_PARSE_MORE;
 		while (i < len && p[i] == ' ')
 			i++;
+		/* memcached lets only get/gets grow; gat/gats here too */
 		if (i > 100 || (len - i < 5) ||
-		    (memcmp(p + i, "get ", 4) && memcmp(p + i, "gets ", 5)))
+		    (memcmp(p + i, "get ", 4) && memcmp(p + i, "gets ", 5) &&
+		     memcmp(p + i, "gat ", 4) && memcmp(p + i, "gats ", 5)))
 			return MC_PARSE_CLOSE;
+		if (len >= MC_LINE_MAX_GET)
+			return MC_PARSE_TOO_LONG;
 		return MC_PARSE_MORE;
 	}
 	memset(req, 0, offsetof(struct mc_req, keybuf));
@@ -776,6 +791,24 @@ int mc_parse(const char *buf, size_t len, struct mc_req *req)
 	n = mc_tokenize(buf, line, tok);
 	mc_parse_tokens(req, tok, n, buf + line);
 	return (int)(nl - buf + 1);
+}
+
+int mc_parse(const char *buf, size_t len, struct mc_req *req)
+{
+	return mc_parse_from(buf, len, 0, req);
+}
+
+int mc_parse_cont(const char *buf, size_t len, struct mc_req *req)
+{
+	/* never trust more than what is there now */
+	size_t from = req->scanned <= len ? req->scanned : 0;
+	int ret = mc_parse_from(buf, len, from, req);
+
+	if (ret == MC_PARSE_MORE)
+		req->scanned = len < MC_LINE_MAX_GET ? len : MC_LINE_MAX_GET;
+	else
+		mc_parse_reset(req);
+	return ret;
 }
 
 const char *mc_cmd_name(enum mc_cmd cmd)

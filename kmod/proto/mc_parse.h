@@ -15,6 +15,11 @@
  *	                     with the same (grown) buffer.
  *	n == MC_PARSE_CLOSE  line too long without a newline: close the
  *	                     connection silently (memcached 1.6 does the same).
+ *	n == MC_PARSE_TOO_LONG  a get/gets/gat/gats line reached
+ *	                     MC_LINE_MAX_GET without a newline: answer
+ *	                     MC_ERR_LINE_MEM, then close once it is sent
+ *	                     (memcached's answer when it cannot hold a
+ *	                     request).
  *	n > 0                one line of n bytes (terminator included) was
  *	                     parsed into req; drop those n bytes.
  *
@@ -43,8 +48,11 @@
 #define MC_KEY_MAX		250
 /* A line without '\n' longer than this is fatal unless it is a multiget. */
 #define MC_LINE_MAX		2048
-/* Hard bound for any line, multigets included (receive buffer size). */
-#define MC_LINE_MAX_GET		16384
+/*
+ * Hard bound for any line, multigets included: 1 MiB, some 4,000 keys of
+ * the longest length or 100,000 of 10 bytes on one get line.
+ */
+#define MC_LINE_MAX_GET		1048576
 #define MC_OPAQUE_MAX		32
 #define MC_META_FLAGS_MAX	24
 /* memcached MFLAG_MAX_OPT_LENGTH: most tokens (+1 terminal) a meta line has */
@@ -52,6 +60,7 @@
 
 #define MC_PARSE_MORE		0
 #define MC_PARSE_CLOSE		(-1)
+#define MC_PARSE_TOO_LONG	(-2)
 
 enum mc_cmd {
 	MC_CMD_ERROR = 0,	/* req.err holds the response line */
@@ -86,6 +95,7 @@ enum mc_cmd {
 /* Exact memcached 1.6 error strings (without "\r\n"). */
 #define MC_ERR_ERROR		"ERROR"
 #define MC_ERR_FORMAT		"CLIENT_ERROR bad command line format"
+#define MC_ERR_LINE_MEM		"SERVER_ERROR out of memory reading request"
 #define MC_ERR_BAD_CHUNK	"CLIENT_ERROR bad data chunk"
 #define MC_ERR_TOO_LARGE	"SERVER_ERROR object too large for cache"
 #define MC_ERR_NO_MEMORY	"SERVER_ERROR out of memory storing object"
@@ -132,6 +142,13 @@ static inline u64 MC_MF(int c)
 	return c >= 'a' ? 1ULL << (c - 'a' + 26) : 1ULL << (c - 'A');
 }
 
+/* "stats detail" subcommands (mc_req.mode) */
+enum mc_stats_detail {
+	MC_STATS_DETAIL_ON = 1,
+	MC_STATS_DETAIL_OFF,
+	MC_STATS_DETAIL_DUMP,
+};
+
 /**
  * struct mc_req - one parsed request
  * @cmd:          command (MC_CMD_ERROR: see @err)
@@ -153,7 +170,9 @@ static inline u64 MC_MF(int c)
  * @verbosity:    verbosity level
  * @initial:      ma J initial value (default 0)
  * @vivify:       mg/ma N autovivify ttl
- * @mode:         ms: enum mc_ms_mode; ma: 0 incr, 1 decr
+ * @recache:      mg R recache ttl
+ * @mode:         ms: enum mc_ms_mode; ma: 0 incr, 1 decr; stats detail:
+ *                enum mc_stats_detail
  * @mflags:       meta: set of flag letters present (MC_MF())
  * @nmeta:        meta: number of entries in @meta
  * @meta:         meta: flags in request order (for the return flags)
@@ -163,6 +182,8 @@ static inline u64 MC_MF(int c)
  * @raw_key:      meta: key token as sent (base64 text when @b64)
  * @raw_klen:     length of @raw_key
  * @keybuf:       storage for a decoded base64 key
+ * @scanned:      mc_parse_cont() only: bytes of the pending line already
+ *                searched for its newline (see there)
  */
 struct mc_req {
 	enum mc_cmd cmd;
@@ -183,6 +204,7 @@ struct mc_req {
 	u32 verbosity;
 	u64 initial;
 	s64 vivify;
+	s64 recache;
 	int mode;
 	u64 mflags;
 	unsigned int nmeta;
@@ -193,6 +215,7 @@ struct mc_req {
 	const char *raw_key;
 	u32 raw_klen;
 	char keybuf[MC_KEY_MAX + 1];
+	u32 scanned;
 };
 
 /**
@@ -204,6 +227,37 @@ struct mc_req {
  * Return: bytes consumed (> 0), MC_PARSE_MORE or MC_PARSE_CLOSE.
  */
 int mc_parse(const char *buf, size_t len, struct mc_req *req);
+
+/**
+ * mc_parse_cont() - mc_parse() for a line that arrives in pieces
+ * @buf: received bytes, starting at the pending line
+ * @len: number of bytes in @buf
+ * @req: as for mc_parse(); its @scanned must be 0 (e.g. zeroed memory)
+ *       before the first call of a connection and is kept by the parser
+ *
+ * After MC_PARSE_MORE, the next call for the same line (the same bytes
+ * followed by more) searches for the newline only in what is new, so a
+ * long get line read in many pieces is scanned once, not once per piece.
+ * Anything but MC_PARSE_MORE resets @scanned.
+ *
+ * Return: as mc_parse().
+ */
+int mc_parse_cont(const char *buf, size_t len, struct mc_req *req);
+
+/**
+ * mc_parse_reset() - forget how far a pending line was scanned
+ * @req: the request mc_parse_cont() is called with
+ *
+ * For a caller that drops or moves away from the pending line without a
+ * result from mc_parse_cont() (input discarded, the line refused): the
+ * next call then searches the bytes it is given from their start. Only
+ * MC_PARSE_MORE leaves @req->scanned set; mc_parse_cont() bounds it by
+ * @len, but a stale count below @len would skip a newline of a new line.
+ */
+static inline void mc_parse_reset(struct mc_req *req)
+{
+	req->scanned = 0;
+}
 
 /**
  * mc_next_key() - iterate the keys of a get/gets/gat/gats request

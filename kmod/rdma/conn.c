@@ -190,6 +190,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	 * CLOSING is set: conn->work no longer posts once this returns, and
 	 * instances queued later return at once.
 	 */
+	trace_gb_conn(true, conn->id, GB_TRACE_CONN_CLOSE);
 	cancel_work_sync(&conn->work);
 	cancel_delayed_work_sync(&conn->idle);
 	rdma_disconnect(conn->cm_id);
@@ -654,6 +655,8 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 		goto reject_free;
 	}
 	conn->id = ++gb_rdma_next_conn_id;
+	conn->tid.conn = conn->id;
+	conn->tid.xport = GB_TRACE_RDMA;
 	lis->conns_total++;
 	list_add_tail(&conn->node, &gb_rdma_conns);
 	mutex_unlock(&gb_rdma_lock);
@@ -725,6 +728,7 @@ reject_count:
 	mutex_unlock(&gb_rdma_lock);
 	pr_info_ratelimited("rejected connection: %s\n",
 			    gb_rdma_reject_str(reason));
+	trace_gb_conn(true, 0, GB_TRACE_CONN_REFUSE);
 	gb_rdma_reject(id, reason, detail);
 	return 1;
 }

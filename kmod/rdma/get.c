@@ -174,6 +174,7 @@ static int gb_rdma_send_reply(struct gb_rdma_conn *conn)
 	struct gb_rdma_tx *tx = gb_rdma_tx_get(conn);
 
 	memcpy(gb_rdma_tx_buf(conn, tx), conn->cur.reply, GB_RDMA_RECORD_SIZE);
+	trace_gb_rdma_reply(conn->id, conn->cur.rec.tag, conn->cur.reply[0]);
 	return gb_rdma_post_tx(conn, tx, NULL);
 }
 
@@ -252,7 +253,8 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 		struct page *pg;
 		unsigned int pgoff, seg;
 
-		ret = gb_obj_get_page(r->obj, r->off + pos, &pg, &pgoff, &seg);
+		ret = gb_obj_get_page_id(r->obj, r->off + pos, &pg, &pgoff,
+					 &seg, &conn->tid);
 		if (ret)
 			goto unwind;
 		if (seg == 0) {
@@ -287,8 +289,10 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 		return nwr < 0 ? nwr : -EOVERFLOW;
 	}
 	gb_rdma_rw_count(conn, &win->ctx, nwr);
+	trace_gb_rdma_write(conn->id, r->rec.tag, w, r->off, len, nwr);
 	win->nents = n;
 	win->busy = true;
+	win->tag = r->rec.tag;
 
 	tx = gb_rdma_tx_get(conn);
 	first = rdma_rw_ctx_wrs(&win->ctx, conn->qp, conn->port, NULL,
@@ -312,6 +316,7 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 		r->obj = NULL;
 		r->key++;
 	}
+	trace_gb_rdma_bulk(conn->id, r->rec.tag, w, r->off, len, tx->nwr);
 	r->off += len;
 	conn->st.bytes_written += len;
 	conn->st.chunks++;
@@ -336,7 +341,7 @@ static void gb_rdma_prep_value(struct gb_rdma_conn *conn)
 	v->klen = r->obj->klen;
 	v->flags = cpu_to_le32(r->obj->flags);
 	v->bytes = cpu_to_le64(r->obj->len);
-	v->cas = cpu_to_le64(r->obj->cas);
+	v->cas = cpu_to_le64(READ_ONCE(r->obj->cas));
 	memcpy(v->key, r->obj->key, r->obj->klen);
 	r->reply_pending = true;
 }
@@ -383,6 +388,8 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 				return ret;
 			if (r->done_after_reply) {
 				r->active = false;
+				trace_gb_rdma_done(conn->id, r->rec.tag,
+						   r->rec.type);
 				return 0;
 			}
 			continue;
@@ -398,6 +405,8 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 			r->obj = gb_store_get((const char *)r->buf +
 					      r->rec.u.get.off[i],
 					      r->rec.u.get.klen[i]);
+			trace_gb_rdma_lookup(conn->id, r->rec.tag, i, !!r->obj,
+					     r->obj ? r->obj->len : 0);
 			if (!r->obj) {
 				conn->st.misses++;
 				r->misses++;

@@ -48,6 +48,7 @@
 #include "registry.h"
 #include "store.h"
 #include "rdma_rec.h"
+#include "trace.h"
 
 #define GB_RDMA_DEF_WINDOW	SZ_1M
 #define GB_RDMA_DEF_WINDOWS	4
@@ -163,6 +164,7 @@ struct gb_rdma_win {
 	bool client;		/* held by the client until a FLOW return */
 	bool busy;		/* rw ctx alive, pages held until the SEND completes */
 	u32 nents;
+	u64 tag;		/* request of the last chunk (tracepoints) */
 	struct scatterlist *sgl;
 	struct rdma_rw_ctx ctx;
 };
@@ -267,6 +269,7 @@ struct gb_rdma_conn {
 	struct gb_rdma_win *win;
 	u32 win_client;
 	struct gb_rdma_req cur;
+	struct gb_trace_id tid;		/* cur's, for the store's tracepoints */
 	u8 *bounce;
 	u32 bounce_len;
 	/* the SET READ in flight (or parked after a failed post) */
@@ -274,6 +277,7 @@ struct gb_rdma_conn {
 	bool rd_bounce;		/* into the bounce buffer, not head pages */
 	u32 rd_nents;
 	u32 rd_nwr;
+	u64 rd_tag;		/* its request, for the completion's trace */
 	struct rdma_rw_ctx rd_ctx;
 	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
 

@@ -93,6 +93,14 @@ void gb_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(conn->dev->ibdev,
 				   conn->rxdma + rx->idx * GB_RDMA_RECORD_SIZE,
 				   GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE);
+	if (trace_gb_rdma_recv_enabled()) {
+		const struct gb_rdma_hdr *h = (void *)(conn->rxbuf + rx->idx *
+						       GB_RDMA_RECORD_SIZE);
+
+		if (h->type != GB_RDMA_FLOW)
+			trace_gb_rdma_recv(conn->id, le64_to_cpu(h->tag),
+					   h->type);
+	}
 	spin_lock(&conn->lock);
 	list_add_tail(&rx->node, &conn->rxq);
 	spin_unlock(&conn->lock);
@@ -105,6 +113,13 @@ void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					     cqe);
 	struct gb_rdma_conn *conn = tx->conn;
 
+	if (trace_gb_rdma_send_done_enabled()) {
+		const struct gb_rdma_hdr *h = gb_rdma_tx_buf(conn, tx);
+
+		if (h->type != GB_RDMA_FLOW)
+			trace_gb_rdma_send_done(conn->id, le64_to_cpu(h->tag),
+						h->type, wc->status);
+	}
 	spin_lock(&conn->lock);
 	list_add_tail(&tx->node, &conn->tx_done);
 	spin_unlock(&conn->lock);
@@ -134,6 +149,7 @@ void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 						 struct gb_rdma_conn,
 						 read_cqe);
 
+	trace_gb_rdma_read_done(conn->id, conn->rd_tag, wc->status);
 	if (wc->status != IB_WC_SUCCESS) {
 		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
 		return;
@@ -232,6 +248,8 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	ret = gb_rdma_req_parse(r->buf, GB_RDMA_RECORD_SIZE, &r->rec, &msg);
 	switch (ret) {
 	case GB_RDMA_PARSE_OK:
+		conn->tid.req = r->rec.tag;
+		trace_gb_rdma_parsed(conn->id, r->rec.tag, r->rec.type);
 		break;
 	case GB_RDMA_PARSE_UNKNOWN:
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
@@ -298,6 +316,7 @@ static int gb_rdma_step(struct gb_rdma_conn *conn)
 	if (ret)
 		return ret;
 	r->active = false;
+	trace_gb_rdma_done(conn->id, r->rec.tag, r->rec.type);
 	return 0;
 }
 
@@ -320,6 +339,7 @@ static int gb_rdma_flow(struct gb_rdma_conn *conn, const struct gb_rdma_rec *rec
 		}
 		conn->win[i].client = false;
 		conn->win_client--;
+		trace_gb_rdma_win_return(conn->id, conn->win[i].tag, i);
 	}
 	return 0;
 }

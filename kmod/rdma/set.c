@@ -113,10 +113,13 @@ static int gb_rdma_post_read(struct gb_rdma_conn *conn)
 	conn->rd_nwr = ret;
 	conn->rd_nents = n;
 	conn->rd_live = true;
+	conn->rd_tag = r->rec.tag;
 	r->slen = len;
 	first = rdma_rw_ctx_wrs(&conn->rd_ctx, conn->qp, conn->port,
 				&conn->read_cqe, NULL);
 	gb_rdma_rw_errcqe(conn, first, NULL);
+	trace_gb_rdma_read(conn->id, r->rec.tag, r->soff, len, conn->rd_nwr,
+			   conn->rd_bounce);
 	/* on failure rd_live stays set: released after the drain */
 	ret = ib_post_send(conn->qp, first, NULL);
 	if (ret)
@@ -284,9 +287,10 @@ int gb_rdma_set_start(struct gb_rdma_conn *conn)
 	if (unlikely(gb_rdma_fault_nomem()))
 		obj = ERR_PTR(-ENOMEM);
 	else
-		obj = gb_obj_alloc(r->rec.u.set.key, r->rec.u.set.klen,
-				   r->rec.u.set.flags,
-				   gb_exptime_abs(r->rec.u.set.exptime), bytes);
+		obj = gb_obj_alloc_node(r->rec.u.set.key, r->rec.u.set.klen,
+					r->rec.u.set.flags,
+					gb_exptime_abs(r->rec.u.set.exptime),
+					bytes, ibdev_to_node(conn->dev->ibdev));
 	gb_rdma_test_delay(conn, "after");
 	if (IS_ERR_OR_NULL(obj)) {
 		ret = obj ? PTR_ERR(obj) : -ENOMEM;

@@ -216,6 +216,7 @@ static int gb_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pr_debug("conn %llu established\n", conn->id);
+		trace_gb_conn(true, conn->id, GB_TRACE_CONN_UP);
 		gb_rdma_kick(conn);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:

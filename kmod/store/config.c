@@ -15,7 +15,8 @@
  * (gb_trim_blocks()). ram_head
  * and block can only change while nothing is stored; block must be a page
  * multiple, at least ram_head (a block always holds one full head) and at
- * most 1 GiB.
+ * most 1 GiB. item_max (memcache's largest value, 1 KiB..16 MiB) applies
+ * to values stored after the change.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +25,7 @@
 static DEFINE_MUTEX(gb_cfg_mutex);	/* configuration changes */
 struct gb_store_config gb_store_cfg;
 u32 gb_store_ram_head;			/* READ_ONCE copy of gb_store_cfg.ram_head */
+static u32 gb_store_item_max_cur;	/* READ_ONCE copy of gb_store_cfg.item_max */
 u64 gb_store_ssd_max;
 static DEFINE_SPINLOCK(gb_ssd_lock);	/* gb_store_ssd pointer */
 struct gb_ssd *gb_store_ssd;
@@ -88,28 +90,17 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->ssd_limit = READ_ONCE(gb_store_ssd_max);
 }
 
-/**
- * gb_store_node_usage - head memory of the store on one NUMA node
- * @nid:        node id
- * @head_bytes: set to the bytes of head pages lent to objects on @nid
- * @blocks:     set to the number of pool blocks allocated on @nid
- *
- * Both are 0 for a node the store has not used. Process context.
- */
-void gb_store_node_usage(int nid, u64 *head_bytes, u64 *blocks)
-{
-	u64 pages;
-
-	gb_pool_node_usage(nid, &pages, blocks);
-	*head_bytes = pages << PAGE_SHIFT;
-}
-
 void gb_store_get_config(struct gb_store_config *cfg)
 {
 	mutex_lock(&gb_cfg_mutex);
 	*cfg = gb_store_cfg;
 	cfg->ssd_max = gb_store_ssd_max;
 	mutex_unlock(&gb_cfg_mutex);
+}
+
+u32 gb_store_item_max(void)
+{
+	return READ_ONCE(gb_store_item_max_cur);
 }
 
 static u64 gb_default_memory(void)
@@ -160,6 +151,12 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	    cfg->block > GB_BLOCK_MAX) {
 		err = gb_refuse(extack,
 				"block: must be a page multiple, at least ram_head and at most 1 GiB",
+				-EINVAL);
+		goto out;
+	}
+	if (cfg->item_max < GB_ITEM_MAX_MIN || cfg->item_max > GB_VALUE_MAX) {
+		err = gb_refuse(extack,
+				"item_max: must be between 1 KiB and 16 MiB",
 				-EINVAL);
 		goto out;
 	}
@@ -242,6 +239,9 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	gb_store_cfg.ram_head = cfg->ram_head;
 	WRITE_ONCE(gb_store_ram_head, cfg->ram_head);
 	gb_store_cfg.block = cfg->block;
+	/* Stored values stay; new ones are checked against the new limit. */
+	gb_store_cfg.item_max = cfg->item_max;
+	WRITE_ONCE(gb_store_item_max_cur, cfg->item_max);
 	gb_store_cfg.memory = memory;
 	gb_pool_set_memory(memory);
 	strscpy(gb_store_cfg.ssd_dir, cfg->ssd_dir, sizeof(gb_store_cfg.ssd_dir));
@@ -266,6 +266,8 @@ int gb_store_init(void)
 	int err;
 
 	uuid_gen(&gb_uuid);
+	gb_store_rmw_init();
+	gb_store_numa_init();
 	atomic64_set(&gb_store_cas_seq, 0);
 	atomic64_set(&gb_store_flush_cas, 0);
 	gb_store_flush_when = 0;
@@ -281,6 +283,7 @@ int gb_store_init(void)
 	cfg.memory = gb_param_memory;
 	cfg.block = gb_param_block;
 	cfg.ram_head = gb_param_ram_head;
+	cfg.item_max = gb_param_item_max;
 	cfg.ssd_max = gb_param_ssd_max;
 	strscpy(cfg.ssd_dir, gb_param_ssd_dir ?: "", sizeof(cfg.ssd_dir));
 

@@ -15,6 +15,9 @@ static bool gb_dbg_own_dir;
 /*
  * Commands written to the file (one per write):
  *   set KEY LEN SEED [EXPTIME]   store LEN pattern bytes derived from SEED
+ *   setdev KEY LEN SEED NODE     the same, as if it came through a device
+ *                                on NUMA node NODE (-1: none), like an
+ *                                RDMA SET (gb_obj_alloc_node())
  *   get KEY SEED                 check the value against the pattern
  *   del KEY                      delete
  *   flush [WHEN]                 flush_all
@@ -23,11 +26,17 @@ static bool gb_dbg_own_dir;
  *   hold KEY                     keep a reference on the first head page,
  *                                like an skb after sendpage()
  *   release                      drop it
+ *   walk NODE                    LEN = bytes of lent head pages on NUMA
+ *                                node NODE, counted now by a walk of every
+ *                                block (page_to_nid() of every lent page)
  *   delay alloc MS               the next head page allocation sleeps MS
  *                                ms after picking its pool (race windows)
  * Reading the file returns the result of the last command, the stats and
- * per online node "nodeN_head_bytes" / "nodeN_blocks" (gb_store_node_usage).
+ * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
+ * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
  */
+#define GB_DBG_BUF	8192
+
 static DEFINE_MUTEX(gb_dbg_mutex);
 static char gb_dbg_result[128];
 static struct page *gb_dbg_held;
@@ -57,7 +66,8 @@ static u8 gb_dbg_byte(u64 i, u32 seed)
 	return (u8)((i * 131 + seed * 7 + (i >> 12)) & 0xff);
 }
 
-static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime)
+static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime,
+		      int node)
 {
 	struct gb_obj *obj;
 	u8 *buf;
@@ -65,7 +75,7 @@ static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime)
 	size_t n;
 	int err = 0;
 
-	obj = gb_obj_alloc(key, strlen(key), seed, exptime, len);
+	obj = gb_obj_alloc_node(key, strlen(key), seed, exptime, len, node);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -150,7 +160,10 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	kfree(buf);
 	mutex_lock(&gb_dbg_mutex);
 	if (n >= 4 && !strcmp(cmd, "set")) {
-		res = gb_dbg_set(key, a, b, n >= 5 ? c : 0);
+		res = gb_dbg_set(key, a, b, n >= 5 ? c : 0, NUMA_NO_NODE);
+	} else if (n >= 5 && !strcmp(cmd, "setdev")) {
+		res = gb_dbg_set(key, a, b, 0,
+				 c < 0 || c >= MAX_NUMNODES ? NUMA_NO_NODE : (int)c);
 	} else if (n >= 3 && !strcmp(cmd, "get")) {
 		res = gb_dbg_get(key, a, &len);
 	} else if (n >= 2 && !strcmp(cmd, "del")) {
@@ -159,6 +172,17 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = gb_store_touch(key, strlen(key), a);
 	} else if (n >= 2 && !strcmp(cmd, "head")) {
 		res = gb_dbg_head(key, &len);
+	} else if (n >= 2 && !strcmp(cmd, "walk")) {
+		struct gb_store_node_usage nu;
+		int nid;
+
+		res = kstrtoint(key, 10, &nid);
+		if (!res && (nid < 0 || nid >= MAX_NUMNODES || !node_online(nid)))
+			res = -EINVAL;
+		if (!res) {
+			gb_store_node_usage(nid, &nu, true);
+			len = nu.walked_bytes;
+		}
 	} else if (n >= 2 && !strcmp(cmd, "hold")) {
 		res = gb_dbg_hold(key);
 	} else if (n >= 1 && !strcmp(cmd, "release")) {
@@ -190,14 +214,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	char *buf;
 	int len, nid;
 
-	buf = kmalloc(2048, GFP_KERNEL);
+	buf = kmalloc(GB_DBG_BUF, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	gb_store_get_stats(&st);
 	mutex_lock(&gb_dbg_mutex);
-	len = scnprintf(buf, 2048, "%s", gb_dbg_result);
+	len = scnprintf(buf, GB_DBG_BUF, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
-	len += scnprintf(buf + len, 2048 - len,
+	len += scnprintf(buf + len, GB_DBG_BUF - len,
 			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
@@ -210,12 +234,14 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 atomic64_read(&gb_store_reclaim_walks),
 			 atomic64_read(&gb_store_evict_scanned));
 	for_each_online_node(nid) {
-		u64 head, blocks;
+		struct gb_store_node_usage nu;
 
-		gb_store_node_usage(nid, &head, &blocks);
-		len += scnprintf(buf + len, 2048 - len,
-				 "node%d_head_bytes %llu\nnode%d_blocks %llu\n",
-				 nid, head, nid, blocks);
+		gb_store_node_usage(nid, &nu, false);
+		len += scnprintf(buf + len, GB_DBG_BUF - len,
+				 "node%d_head_bytes %llu\nnode%d_blocks %llu\nnode%d_objects %llu\nnode%d_remote %llu\nnode%d_blocks_huge %llu\n",
+				 nid, nu.head_bytes, nid, nu.blocks,
+				 nid, nu.objects, nid, nu.remote,
+				 nid, nu.blocks_huge);
 	}
 	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
 	kfree(buf);

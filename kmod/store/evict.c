@@ -213,7 +213,14 @@ void gb_store_reclaim(bool all, bool tails)
 
 static void gb_flush_now(void)
 {
+	/*
+	 * Under gb_store_wlock: md I gives a linked object a new cas in
+	 * place (gb_store_invalidate()); without the lock a pre-flush object
+	 * could get a cas above gb_store_flush_cas and survive the flush.
+	 */
+	mutex_lock(&gb_store_wlock);
 	atomic64_set(&gb_store_flush_cas, atomic64_read(&gb_store_cas_seq));
+	mutex_unlock(&gb_store_wlock);
 	WRITE_ONCE(gb_store_flush_when, 0);
 	/* Lookups reap what they find, the periodic walk the rest. */
 }

@@ -90,7 +90,7 @@ static bool gb_obj_flushed(const struct gb_obj *obj, s64 now)
 {
 	s64 fw = READ_ONCE(gb_store_flush_when);
 
-	if (obj->cas <= (u64)atomic64_read(&gb_store_flush_cas))
+	if (READ_ONCE(obj->cas) <= (u64)atomic64_read(&gb_store_flush_cas))
 		return true;
 	return fw && now >= fw && obj->priv->stime < fw;
 }
@@ -192,6 +192,25 @@ void gb_store_reap_work_fn(struct work_struct *work)
 /* ---------------------------------------------------------------------- */
 /* Lookups                                                                */
 
+/*
+ * A read of @obj: the CLOCK bit, and memcached's access state (mg h, l):
+ * the first read marks the object fetched, later ones set the access time
+ * (memcached's segmented LRU leaves the time alone on the first hit).
+ */
+static void gb_obj_bump(struct gb_obj *obj)
+{
+	struct gb_obj_priv *priv = obj->priv;
+
+	if (!READ_ONCE(priv->visited))
+		WRITE_ONCE(priv->visited, true);
+	if (!READ_ONCE(priv->fetched)) {
+		WRITE_ONCE(priv->fetched, true);
+		return;
+	}
+	if (READ_ONCE(priv->atime) != gb_now())
+		WRITE_ONCE(priv->atime, gb_now());
+}
+
 /* Referenced live object or NULL; @why is set to the GET counter to bump. */
 static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
 {
@@ -239,26 +258,97 @@ struct gb_obj *gb_store_get(const char *key, size_t klen)
 			gb_stat_inc(why);
 		return NULL;
 	}
-	if (!READ_ONCE(obj->priv->visited))
-		WRITE_ONCE(obj->priv->visited, true);
-	if (!READ_ONCE(obj->priv->fetched))
-		WRITE_ONCE(obj->priv->fetched, true);
+	gb_obj_bump(obj);
 	gb_stat_inc(GB_ST_GET_HITS);
 	return obj;
 }
 
+struct gb_obj *gb_store_peek(const char *key, size_t klen)
+{
+	int why;
+
+	return gb_lookup(key, klen, &why);
+}
+
+s64 gb_obj_mtime(const struct gb_obj *obj)
+{
+	return obj->priv->stime;
+}
+
+struct gb_obj *gb_store_get_meta(const char *key, size_t klen, bool bump,
+				 bool touch, struct gb_obj_access *before)
+{
+	struct gb_obj *obj;
+	int why;
+
+	if (touch)
+		gb_stat_inc(GB_ST_CMD_TOUCH);
+	obj = gb_lookup(key, klen, &why);
+	if (!obj) {
+		gb_stat_inc(GB_ST_GET_MISSES);
+		if (why != GB_ST_GET_MISSES)
+			gb_stat_inc(why);
+		if (touch)
+			gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return NULL;
+	}
+	before->fetched = READ_ONCE(obj->priv->fetched);
+	before->atime = READ_ONCE(obj->priv->atime);
+	if (bump)
+		gb_obj_bump(obj);
+	gb_stat_inc(GB_ST_GET_HITS);
+	if (touch)
+		gb_stat_inc(GB_ST_TOUCH_HITS);
+	return obj;
+}
+
+void gb_obj_mark_read(struct gb_obj *obj)
+{
+	gb_obj_bump(obj);
+}
+
+void gb_obj_set_exptime(struct gb_obj *obj, s64 exptime)
+{
+	WRITE_ONCE(obj->exptime, exptime);
+}
+
+bool gb_obj_stale(const struct gb_obj *obj)
+{
+	return test_bit(GB_OBJ_STALE, &obj->priv->mstate);
+}
+
+bool gb_obj_win_sent(const struct gb_obj *obj)
+{
+	return test_bit(GB_OBJ_WON, &obj->priv->mstate);
+}
+
+bool gb_obj_claim_win(struct gb_obj *obj)
+{
+	return !test_and_set_bit(GB_OBJ_WON, &obj->priv->mstate);
+}
+
+void gb_obj_preset_win(struct gb_obj *obj)
+{
+	set_bit(GB_OBJ_WON, &obj->priv->mstate);
+}
+
+/* gat, gats: under the key's RMW lock (see gb_store_meta_lock()). */
 struct gb_obj *gb_store_get_touch(const char *key, size_t klen, s64 exptime)
 {
 	struct gb_obj *obj;
 
 	gb_stat_inc(GB_ST_CMD_TOUCH);
-	obj = gb_store_get(key, klen);
-	if (!obj) {
+	if (!gb_store_key_valid(key, klen)) {
+		gb_stat_inc(GB_ST_GET_MISSES);
 		gb_stat_inc(GB_ST_TOUCH_MISSES);
 		return NULL;
 	}
-	gb_stat_inc(GB_ST_TOUCH_HITS);
-	WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	gb_store_meta_lock(key, klen);
+	obj = gb_store_get(key, klen);
+	if (obj)
+		WRITE_ONCE(obj->exptime, gb_exptime_abs(exptime));
+	gb_store_meta_unlock(key, klen);
+	gb_stat_inc(obj ? GB_ST_TOUCH_HITS : GB_ST_TOUCH_MISSES);
 	return obj;
 }
 
@@ -269,14 +359,22 @@ int gb_store_touch(const char *key, size_t klen, s64 exptime)
 	int why;
 
 	gb_stat_inc(GB_ST_CMD_TOUCH);
+	if (!gb_store_key_valid(key, klen)) {
+		gb_stat_inc(GB_ST_TOUCH_MISSES);
+		return GB_NOT_FOUND;
+	}
+	/* under the key's RMW lock (see gb_store_meta_lock()) */
+	gb_store_meta_lock(key, klen);
 	obj = gb_lookup(key, klen, &why);
 	if (!obj) {
+		gb_store_meta_unlock(key, klen);
 		gb_stat_inc(GB_ST_TOUCH_MISSES);
 		return GB_NOT_FOUND;
 	}
 	abs = gb_exptime_abs(exptime);
 	WRITE_ONCE(obj->exptime, abs);
-	WRITE_ONCE(obj->priv->visited, true);
+	gb_store_meta_unlock(key, klen);
+	gb_obj_bump(obj);
 	gb_stat_inc(GB_ST_TOUCH_HITS);
 	/* @obj may be gone once our reference is: use the local copy. */
 	if (abs < 0)
@@ -311,6 +409,9 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 
 	obj->cas = atomic64_inc_return(&gb_store_cas_seq);
 	priv->stime = now;
+	/* arith keeps the old object's, set before it commits */
+	if (!priv->atime)
+		priv->atime = now;
 	priv->id = ++gb_store_next_id;
 	err = xa_err(xa_store(&gb_store_ids, priv->id, obj, GFP_KERNEL));
 	if (err)
@@ -337,7 +438,8 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 }
 
 static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
-			     u64 cas, bool count)
+			     u64 cas, bool count, u64 *cas_out,
+			     bool *replaced)
 {
 	s64 now = gb_now();
 	struct gb_obj *old;
@@ -371,10 +473,20 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 			res = GB_NOT_STORED;
 		break;
 	case GB_MODE_CAS:
-		if (!old)
+	case GB_MODE_CAS_STALE:
+		if (!old) {
 			res = GB_NOT_FOUND;
-		else if (old->cas != cas)
+		} else if (old->cas == cas) {
+			/* a match stores a fresh object */
+		} else if (mode == GB_MODE_CAS_STALE && cas && cas < old->cas) {
+			/* memcached: stale, with the old TTL and win token */
+			obj->exptime = READ_ONCE(old->exptime);
+			set_bit(GB_OBJ_STALE, &obj->priv->mstate);
+			if (test_bit(GB_OBJ_WON, &old->priv->mstate))
+				set_bit(GB_OBJ_WON, &obj->priv->mstate);
+		} else {
 			res = GB_EXISTS;
+		}
 		if (count)
 			gb_stat_inc(res == GB_NOT_FOUND ? GB_ST_CAS_MISSES :
 				    res == GB_EXISTS ? GB_ST_CAS_BADVAL :
@@ -396,11 +508,19 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 			gb_obj_put(obj);
 			if (lost)
 				res = -EIO;
+			else if (cas_out)
+				/* memcached gives the dead item a cas too (ms c) */
+				*cas_out = atomic64_inc_return(&gb_store_cas_seq);
 		} else {
 			err = gb_link_locked(obj, old, now);
 			if (err) {
 				res = err;
 				gb_obj_put(obj);
+			} else {
+				if (cas_out)
+					*cas_out = obj->cas;
+				if (replaced)
+					*replaced = old;
 			}
 		}
 	} else {
@@ -410,19 +530,79 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 	return res;
 }
 
-/* Append/prepend: build old + new (or new + old) and swap it in by CAS. */
-static int gb_store_concat(struct gb_obj *add, bool prepend)
+/*
+ * Read-modify-write commands (append, prepend, incr, decr) on one key are
+ * serialised by a striped mutex: each builds the new value from the old
+ * one and swaps it in by CAS, and without the lock 16 clients on one key
+ * could make one of them lose the race 16 times in a row (it then failed
+ * with EXISTS or SERVER_ERROR, where memcached, which holds the item lock,
+ * never fails). Plain SETs are not serialised; the CAS retry covers them.
+ * Taken before gb_store_wlock, never under it.
+ */
+#define GB_RMW_LOCKS	64
+static struct mutex gb_rmw_locks[GB_RMW_LOCKS];
+
+void gb_store_rmw_init(void)
 {
+	int i;
+
+	for (i = 0; i < GB_RMW_LOCKS; i++)
+		mutex_init(&gb_rmw_locks[i]);
+}
+
+static struct mutex *gb_rmw_lock(const char *key, size_t klen)
+{
+	return &gb_rmw_locks[jhash(key, klen, 0) % GB_RMW_LOCKS];
+}
+
+/*
+ * The memcache meta state (exptime, GB_OBJ_STALE, GB_OBJ_WON) of a linked
+ * object changes in place; the commands that copy it into a new object
+ * (incr/decr/ma, append/prepend, ms C with I) and md I do so under the
+ * key's RMW lock from the read of the old object to the link of the new
+ * one. mg T/N/R, mg of a stale object and touch/gat change it under the
+ * same lock, so no change made on the old object after the copy is lost
+ * (a win claimed there would be claimed again on the copy: two winners).
+ */
+void gb_store_meta_lock(const char *key, size_t klen)
+{
+	mutex_lock(gb_rmw_lock(key, klen));
+}
+
+void gb_store_meta_unlock(const char *key, size_t klen)
+{
+	mutex_unlock(gb_rmw_lock(key, klen));
+}
+
+bool gb_obj_linked(const struct gb_obj *obj)
+{
+	return READ_ONCE(obj->priv->linked);
+}
+
+/*
+ * Append/prepend: build old + new (or new + old) and swap it in by CAS.
+ * @cas not 0: the old object's CAS must be @cas (memcache ms C).
+ */
+static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
+			   u64 *cas_out)
+{
+	struct mutex *lock = gb_rmw_lock(add->key, add->klen);
 	struct gb_obj *old, *obj;
 	int why, res, tries;
 
+	mutex_lock(lock);
 	for (tries = 0; tries < 16; tries++) {
 		old = gb_lookup(add->key, add->klen, &why);
 		if (!old) {
 			res = GB_NOT_STORED;
 			break;
 		}
-		if (old->len + add->len > GB_VALUE_MAX) {
+		if (cas && READ_ONCE(old->cas) != cas) {
+			gb_obj_put(old);
+			res = GB_EXISTS;
+			break;
+		}
+		if (old->len + add->len > gb_store_item_max()) {
 			gb_obj_put(old);
 			res = -E2BIG;
 			break;
@@ -444,7 +624,8 @@ static int gb_store_concat(struct gb_obj *add, bool prepend)
 			gb_obj_put(obj);
 			break;
 		}
-		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		res = __gb_store_commit(obj, GB_MODE_CAS, READ_ONCE(old->cas),
+					false, cas_out, NULL);
 		gb_obj_put(old);
 		if (res != GB_EXISTS) {
 			if (res == GB_NOT_FOUND)
@@ -452,6 +633,7 @@ static int gb_store_concat(struct gb_obj *add, bool prepend)
 			break;
 		}
 	}
+	mutex_unlock(lock);
 	gb_obj_put(add);
 	return res;
 }
@@ -468,10 +650,46 @@ static int gb_store_concat(struct gb_obj *add, bool prepend)
  */
 int gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode, u64 cas)
 {
+	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
+		cas = 0;
+	return gb_store_commit_cas(obj, mode, cas, NULL);
+}
+
+int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
+			u64 *cas_out)
+{
+	int res;
+
 	gb_stat_inc(GB_ST_CMD_SET);
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
-		return gb_store_concat(obj, mode == GB_MODE_PREPEND);
-	return __gb_store_commit(obj, mode, cas, true);
+		return gb_store_concat(obj, mode == GB_MODE_PREPEND, cas,
+				       cas_out);
+	if (mode != GB_MODE_CAS_STALE)
+		return __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
+	/* it copies the old object's TTL and win token: see gb_rmw_lock */
+	gb_store_meta_lock(obj->key, obj->klen);
+	res = __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
+	gb_store_meta_unlock(obj->key, obj->klen);
+	return res;
+}
+
+/**
+ * gb_store_commit_replaced - gb_store_commit() telling what it replaced
+ * @obj:      object from gb_obj_alloc(), fully written
+ * @mode:     memcache storage command other than APPEND/PREPEND
+ * @cas:      expected CAS unique for GB_MODE_CAS
+ * @replaced: if not NULL, set on GB_STORED: a live value was replaced
+ *            (under the same lock as the store, so not racy)
+ *
+ * Return: as gb_store_commit().
+ */
+int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
+			     u64 cas, bool *replaced)
+{
+	gb_stat_inc(GB_ST_CMD_SET);
+	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
+		return gb_store_concat(obj, mode == GB_MODE_PREPEND, 0, NULL);
+	return __gb_store_commit(obj, mode, cas, true, NULL, replaced);
 }
 
 static int __gb_store_delete(const char *key, size_t klen, u64 cas)
@@ -498,6 +716,46 @@ int gb_store_delete(const char *key, size_t klen, u64 cas)
 	if (gb_store_key_valid(key, klen))
 		res = __gb_store_delete(key, klen, cas);
 	gb_stat_inc(res == GB_STORED ? GB_ST_DELETE_HITS : GB_ST_DELETE_MISSES);
+	return res;
+}
+
+/*
+ * memcache md I. Under the key's RMW lock too: an incr/decr/ma copying the
+ * object's state meanwhile must not swap the stale mark away.
+ */
+int gb_store_invalidate(const char *key, size_t klen, u64 cas,
+			const s64 *exptime)
+{
+	struct gb_obj *old;
+	int res = GB_NOT_FOUND;
+	s64 now;
+
+	if (!gb_store_key_valid(key, klen))
+		return res;
+	mutex_lock(gb_rmw_lock(key, klen));
+	mutex_lock(&gb_store_wlock);
+	old = gb_find_locked(key, klen, gb_now());
+	if (old && cas && old->cas != cas) {
+		res = GB_EXISTS;
+	} else if (old) {
+		/*
+		 * In place, under gb_store_wlock: gb_flush_now() takes it too,
+		 * so the new cas is either flushed with the object or set
+		 * after a flush that gb_find_locked() has seen already.
+		 */
+		if (exptime)
+			WRITE_ONCE(old->exptime, *exptime);
+		set_bit(GB_OBJ_STALE, &old->priv->mstate);
+		clear_bit(GB_OBJ_WON, &old->priv->mstate);
+		WRITE_ONCE(old->cas, atomic64_inc_return(&gb_store_cas_seq));
+		res = GB_STORED;
+		/* T-1 (or any past time): gone now, as touch does it */
+		now = gb_now();
+		if (gb_obj_dead(old, now))
+			gb_store_unlink_dead(old, now);
+	}
+	mutex_unlock(&gb_store_wlock);
+	mutex_unlock(gb_rmw_lock(key, klen));
 	return res;
 }
 
@@ -595,37 +853,46 @@ static int gb_parse_counter(struct gb_obj *obj, u64 *val)
  * @klen:    key length
  * @decr:    decrement instead of increment
  * @delta:   amount
- * @result:  new value
- * @cas_out: CAS unique of the new object (may be NULL)
+ * @cas:     expected CAS unique, 0 = any (meta ma C)
+ * @exptime: new expiry (absolute), NULL = keep (meta ma T)
+ * @res:     result
  *
  * The counter is parsed like memcached 1.6 (leading whitespace, a number
  * followed by whitespace or the end). The new value is stored as a new
  * object holding its decimal string, padded with spaces to the old length
- * when shorter (memcached rewrites the item in place); flags and exptime
- * are kept. incr wraps at 2^64, decr stops at 0.
+ * when shorter (memcached rewrites the item in place then, so the access
+ * and meta state stay too); flags and exptime are kept unless @exptime
+ * says otherwise. incr wraps at 2^64, decr stops at 0.
  *
- * Return: GB_STORED, GB_NOT_FOUND, -EINVAL (not a number) or -errno.
+ * Return: GB_STORED, GB_NOT_FOUND, GB_EXISTS (@cas differs), -EINVAL (not
+ * a number) or -errno.
  */
 int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
-		   u64 *result, u64 *cas_out)
+		   u64 cas, const s64 *exptime, struct gb_arith_res *res)
 {
+	struct mutex *lock = gb_rmw_lock(key, klen);
 	struct gb_obj *old, *obj;
-	char buf[64];
-	int why, res = -EAGAIN, tries, n;
+	int why, ret = -EAGAIN, tries, n;
 	u64 v, len, off;
+	char buf[64];
+	s64 exp;
 
-	for (tries = 0; tries < 16 && res == -EAGAIN; tries++) {
+	mutex_lock(lock);
+	for (tries = 0; tries < 16 && ret == -EAGAIN; tries++) {
 		old = gb_lookup(key, klen, &why);
 		if (!old) {
-			res = GB_NOT_FOUND;
+			ret = GB_NOT_FOUND;
 			break;
 		}
+		/* memcached's order: too long to be a number, cas, parse */
 		if (!old->len ||
 		    old->len + klen + GB_ARITH_ITEM_HDR > GB_ARITH_ITEM_MAX)
-			res = -EINVAL;
+			ret = -EINVAL;
+		else if (cas && READ_ONCE(old->cas) != cas)
+			ret = GB_EXISTS;
 		else
-			res = gb_parse_counter(old, &v);
-		if (res) {
+			ret = gb_parse_counter(old, &v);
+		if (ret) {
 			gb_obj_put(old);
 			break;
 		}
@@ -635,42 +902,53 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 			v += delta;
 		n = snprintf(buf, sizeof(buf), "%llu", v);
 		len = max_t(u64, n, old->len);
-		obj = gb_obj_alloc(key, klen, old->flags,
-				   READ_ONCE(old->exptime), len);
+		res->old_exp = READ_ONCE(old->exptime);
+		exp = exptime ? *exptime : res->old_exp;
+		obj = gb_obj_alloc(key, klen, old->flags, 0, len);
 		if (IS_ERR(obj)) {
 			gb_obj_put(old);
-			res = PTR_ERR(obj);
+			ret = PTR_ERR(obj);
 			break;
 		}
-		res = gb_obj_write(obj, 0, buf, n);
+		/* absolute already: gb_obj_alloc() takes memcache exptimes */
+		obj->exptime = exp;
+		if (len == old->len) {
+			/* memcached's in-place rewrite keeps the item's state */
+			obj->priv->fetched = READ_ONCE(old->priv->fetched);
+			obj->priv->atime = READ_ONCE(old->priv->atime);
+			obj->priv->mstate = READ_ONCE(old->priv->mstate);
+		}
+		ret = gb_obj_write(obj, 0, buf, n);
 		memset(buf, ' ', sizeof(buf));
-		for (off = n; !res && off < len; off += sizeof(buf))
-			res = gb_obj_write(obj, off, buf,
+		for (off = n; !ret && off < len; off += sizeof(buf))
+			ret = gb_obj_write(obj, off, buf,
 					   min_t(u64, sizeof(buf), len - off));
-		if (res) {
+		if (ret) {
 			gb_obj_put(obj);
 			gb_obj_put(old);
 			break;
 		}
 		refcount_inc(&obj->ref);
-		res = __gb_store_commit(obj, GB_MODE_CAS, old->cas, false);
+		ret = __gb_store_commit(obj, GB_MODE_CAS, READ_ONCE(old->cas),
+					false, NULL, NULL);
 		gb_obj_put(old);
-		if (res == GB_STORED) {
-			*result = v;
-			if (cas_out)
-				*cas_out = obj->cas;
-		} else if (res == GB_EXISTS) {
-			res = -EAGAIN;
+		if (ret == GB_STORED) {
+			res->value = v;
+			res->cas = READ_ONCE(obj->cas);
+			res->exp = exp;
+		} else if (ret == GB_EXISTS) {
+			ret = -EAGAIN;
 		}
 		gb_obj_put(obj);
 	}
-	if (res == -EAGAIN)
-		res = -EBUSY;
+	mutex_unlock(lock);
+	if (ret == -EAGAIN)
+		ret = -EBUSY;
 	if (decr)
-		gb_stat_inc(res == GB_STORED ? GB_ST_DECR_HITS : GB_ST_DECR_MISSES);
+		gb_stat_inc(ret == GB_STORED ? GB_ST_DECR_HITS : GB_ST_DECR_MISSES);
 	else
-		gb_stat_inc(res == GB_STORED ? GB_ST_INCR_HITS : GB_ST_INCR_MISSES);
-	return res;
+		gb_stat_inc(ret == GB_STORED ? GB_ST_INCR_HITS : GB_ST_INCR_MISSES);
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -63,6 +63,10 @@ static void gb_obj_free(struct gb_obj *obj)
 	 * first pages are there; the budgets were charged in full (or not at
 	 * all, then @meta is 0).
 	 */
+	if (priv->nid) {
+		gb_store_numa_obj_add(priv->nid - 1, -1);
+		priv->nid = 0;
+	}
 	for (i = 0; i < priv->nr_pages; i++)
 		if (priv->pages[i].blk)
 			gb_pool_free(&priv->pages[i]);
@@ -104,7 +108,7 @@ void gb_obj_put(struct gb_obj *obj)
  * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
  * instead of emptying the cache.
  */
-static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
+static int gb_obj_alloc_pages(struct gb_obj_priv *priv, int node)
 {
 	int tries = 0, fruitless = 0;
 	bool evicted = false;
@@ -112,7 +116,7 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 	int err;
 
 	while (i < priv->nr_pages) {
-		err = gb_pool_alloc_n(NUMA_NO_NODE, &priv->pages[i],
+		err = gb_pool_alloc_n(node, &priv->pages[i],
 				      priv->nr_pages - i, priv, &n);
 		i += n;
 		if (!err)
@@ -133,6 +137,10 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv)
 			return -ENOMEM;
 		gb_pool_maint(false);
 		usleep_range(2000, 4000);
+	}
+	if (priv->nr_pages) {
+		priv->nid = page_to_nid(gb_hpage_page(&priv->pages[0])) + 1;
+		gb_store_numa_obj_add(priv->nid - 1, 1);
 	}
 	return 0;
 }
@@ -254,20 +262,23 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 }
 
 /**
- * gb_obj_alloc - build a new, unpublished object
+ * gb_obj_alloc_node - build a new, unpublished object
  * @key:     key bytes
  * @klen:    key length
  * @flags:   client flags
  * @exptime: memcache exptime or absolute time (see gb_exptime_abs())
  * @len:     value length
+ * @node:    NUMA node of the device the value arrives through, or
+ *           NUMA_NO_NODE; the placement policy decides (kmod/store/numa.c)
  *
  * Reserves head pages (evicting as needed) and, for values longer than
- * ram_head, creates and reserves the tail file. Process context.
+ * ram_head while an ssd_dir is configured, creates and reserves the tail
+ * file; without one the whole value gets head pages. Process context.
  *
  * Return: the object with one reference, or an ERR_PTR.
  */
-struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
-			    s64 exptime, u64 len)
+struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
+				 s64 exptime, u64 len, int node)
 {
 	u32 ram_head = READ_ONCE(gb_store_ram_head);
 	struct gb_obj_priv *priv;
@@ -280,11 +291,12 @@ struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 		return ERR_PTR(-EINVAL);
 	if (len > GB_VALUE_MAX)
 		return ERR_PTR(-E2BIG);
-	head_len = min_t(u64, len, ram_head);
-	if (len > head_len) {
+	/* ram_head splits a value only when there is a tier below. */
+	head_len = len;
+	if (len > ram_head) {
 		ssd = gb_store_ssd_get_current();
-		if (!ssd)
-			return ERR_PTR(-E2BIG);
+		if (ssd)
+			head_len = ram_head;
 	}
 	nr = DIV_ROUND_UP(head_len, PAGE_SIZE);
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
@@ -309,7 +321,7 @@ struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 
 	err = gb_obj_charge(priv, ssd);
 	if (!err)
-		err = gb_obj_alloc_pages(priv);
+		err = gb_obj_alloc_pages(priv, gb_store_pick_node(node));
 	if (!err && ssd)
 		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
 	gb_ssd_put(ssd);
@@ -320,13 +332,20 @@ struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
 	return obj;
 }
 
+/* gb_obj_alloc_node() for a value that comes through no device. */
+struct gb_obj *gb_obj_alloc(const char *key, size_t klen, u32 flags,
+			    s64 exptime, u64 len)
+{
+	return gb_obj_alloc_node(key, klen, flags, exptime, len, NUMA_NO_NODE);
+}
+
 /**
  * gb_obj_head_len - bytes of the value held in RAM head pages
  * @obj: object from gb_obj_alloc() or a lookup (any reference)
  *
  * Value bytes [0, gb_obj_head_len()) live in head pages; the rest, if any,
  * in the tail file. Fixed when the object is allocated (min(len, ram_head)
- * at that time), so it stays valid for the object's whole life even if
+ * with an ssd_dir at that time, else len), so it stays valid for the object's whole life even if
  * ram_head is changed later. Any context.
  *
  * Return: head length in bytes, at most @obj->len.
@@ -425,20 +444,22 @@ int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
 }
 
 /**
- * gb_obj_get_page - reference the page holding value byte @off
+ * gb_obj_get_page_id - reference the page holding value byte @off
  * @obj:   referenced object
  * @off:   value offset
  * @pg:    page (put_page() when done)
  * @pgoff: offset of @off in *@pg
  * @seg:   contiguous value bytes from @off in *@pg
+ * @tid:   request the tail read events belong to (NULL: none)
  *
  * A tail that fails to read or whose writeback failed makes the store drop
  * the object (see store.h).
  *
  * Return: 0 or -errno. Sleeps for tail bytes.
  */
-int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
-		    unsigned int *pgoff, unsigned int *seg)
+int gb_obj_get_page_id(struct gb_obj *obj, u64 off, struct page **pg,
+		       unsigned int *pgoff, unsigned int *seg,
+		       const struct gb_trace_id *tid)
 {
 	struct gb_obj_priv *priv = obj->priv;
 	struct page *page;
@@ -455,7 +476,7 @@ int gb_obj_get_page(struct gb_obj *obj, u64 off, struct page **pg,
 		if (READ_ONCE(priv->bad))
 			return -EIO;
 		page = gb_tail_get_page(priv->tail, off - priv->head_len,
-					obj->len - priv->head_len);
+					obj->len - priv->head_len, tid);
 		err = gb_obj_tail_check(obj, PTR_ERR_OR_ZERO(page));
 		if (err) {
 			if (!IS_ERR(page))

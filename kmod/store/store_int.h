@@ -52,7 +52,12 @@
  * @meta:      bytes of metadata charged to the memory budget
  * @linked:    in the index (under gb_store_wlock)
  * @visited:   CLOCK reference bit
- * @fetched:   read at least once (for expired_unfetched)
+ * @fetched:   read at least once (for expired_unfetched, memcache mg h)
+ * @atime:     last access (gb_now()), for memcache mg l: set at commit and
+ *             by every read after the first (memcached's rule)
+ * @mstate:    memcache meta state, GB_OBJ_STALE and GB_OBJ_WON bits
+ * @nid:       node of the first head page + 1, 0 for none (counted in
+ *             the per-node objects)
  * @bad:       the tail failed (read or writeback error): never served again
  * @reaping:   queued on gb_store_reap_list (a lookup found it dead)
  * @reap_node: entry on gb_store_reap_list
@@ -73,6 +78,9 @@ struct gb_obj_priv {
 	bool linked;
 	bool visited;
 	bool fetched;
+	s64 atime;
+	unsigned long mstate;
+	int nid;
 	int bad;
 	atomic_t reaping;
 	struct llist_node reap_node;
@@ -82,6 +90,12 @@ struct gb_obj_priv {
 	struct rcu_head rcu;
 	struct gb_obj *obj;
 	struct gb_hpage pages[];
+};
+
+/* bits of gb_obj_priv.mstate */
+enum {
+	GB_OBJ_STALE,		/* md I, ms I: served with X until replaced */
+	GB_OBJ_WON,		/* a recache win (W) was sent */
 };
 
 struct gb_key {
@@ -103,6 +117,11 @@ extern u64 gb_store_ssd_max;
 extern struct gb_ssd *gb_store_ssd;
 struct gb_ssd *gb_store_ssd_get_current(void);
 
+/* numa.c: placement */
+int gb_store_pick_node(int dev_node);
+void gb_store_numa_obj_add(int nid, long delta);
+void gb_store_numa_init(void);
+
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;
 extern struct rhashtable gb_store_ht;
@@ -119,6 +138,7 @@ void gb_store_unlink(struct gb_obj *obj, bool from_ht);
 void gb_store_unlink_dead(struct gb_obj *obj, s64 now);
 void gb_store_reap(void);
 void gb_store_reap_work_fn(struct work_struct *work);
+void gb_store_rmw_init(void);
 
 /* object.c: objects and their pages (API in kmod/store.h) */
 

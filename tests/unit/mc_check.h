@@ -53,6 +53,11 @@ static inline int mc_check_result(const char *buf, size_t len, int ret,
 			*why = "CLOSE for a short buffer";
 		return !*why;
 	}
+	if (ret == MC_PARSE_TOO_LONG) {
+		if (len < MC_LINE_MAX_GET)
+			*why = "TOO_LONG below MC_LINE_MAX_GET";
+		return !*why;
+	}
 	if (ret < 0 || (size_t)ret > len || ret > MC_LINE_MAX_GET)
 		*why = "consumed length out of range";
 	else if (buf[ret - 1] != '\n')

@@ -107,7 +107,10 @@ static char *repeat(char c, size_t n)
 
 static void t_incomplete(void)
 {
+	const char *k;
+	size_t kl;
 	char *s;
+	int n;
 
 	CHECK(parse("") == MC_PARSE_MORE);
 	CHECK(parse("get foo") == MC_PARSE_MORE);
@@ -130,18 +133,41 @@ static void t_incomplete(void)
 	CHECK(parse(s) == MC_PARSE_MORE);
 	memcpy(s, "   get ", 7);
 	CHECK(parse(s) == MC_PARSE_MORE);
+	memcpy(s, "gat ", 4);
+	CHECK(parse(s) == MC_PARSE_MORE);
+	memcpy(s, "gats ", 5);
+	CHECK(parse(s) == MC_PARSE_MORE);
 	memcpy(s, "set ", 4);
 	CHECK(parse(s) == MC_PARSE_CLOSE);
+	memcpy(s, "mg  ", 4);
+	CHECK(parse(s) == MC_PARSE_CLOSE);
 	free(s);
+	/* at the bound: memcached's "cannot hold the request" answer */
 	s = repeat('k', MC_LINE_MAX_GET);
 	memcpy(s, "get ", 4);
+	CHECK(parse(s) == MC_PARSE_TOO_LONG);
+	memcpy(s, "set ", 4);
 	CHECK(parse(s) == MC_PARSE_CLOSE);
+	memcpy(s, "get ", 4);
 	/* a newline beyond the hard limit does not rescue the line */
 	s[MC_LINE_MAX_GET - 1] = 'k';
 	s = realloc(s, MC_LINE_MAX_GET + 2);
 	s[MC_LINE_MAX_GET] = '\n';
 	s[MC_LINE_MAX_GET + 1] = 0;
-	CHECK(parse(s) == MC_PARSE_CLOSE);
+	CHECK(parse(s) == MC_PARSE_TOO_LONG);
+	free(s);
+	/* thousands of keys far above 16 KiB parse as one get */
+	s = malloc(MC_LINE_MAX_GET);
+	strcpy(s, "get");
+	for (n = 0; n < 5000; n++)
+		sprintf(s + strlen(s), " key:%06d", n);
+	strcat(s, "\r\n");
+	CHECK(strlen(s) > 16384 * 3);
+	CHECK(parse_cmd(s, MC_CMD_GET));
+	n = 0;
+	while (mc_next_key(&req, &k, &kl))
+		n++;
+	CHECK(n == 5000);
 	free(s);
 }
 
@@ -602,6 +628,80 @@ static void t_prefixes(void)
 	}
 }
 
+/*
+ * mc_parse_cont(): a line arriving in pieces gives the same result as the
+ * whole line, the newline is searched only in new bytes (a NUL planted in
+ * the part already scanned is not looked at again: the result shows it),
+ * and a stale or oversized @scanned is never trusted.
+ */
+static void t_parse_cont(void)
+{
+	static const char line[] = "get aa bb cc dd ee ff gg\r\n";
+	size_t len = strlen(line), step, l;
+	struct mc_req r;
+	char *b;
+	int ret;
+
+	for (step = 1; step <= 5; step++) {
+		memset(&r, 0, sizeof(r));
+		for (l = step; l < len; l += step)
+			CHECK(mc_parse_cont(line, l, &r) == MC_PARSE_MORE &&
+			      r.scanned == l);
+		CHECK(mc_parse_cont(line, len, &r) == (int)len);
+		CHECK(r.cmd == MC_CMD_GET && r.scanned == 0);
+	}
+	/* bytes before @scanned are not searched again */
+	b = malloc(len);
+	if (!b)
+		abort();
+	memcpy(b, line, len);
+	memset(&r, 0, sizeof(r));
+	CHECK(mc_parse_cont(b, 10, &r) == MC_PARSE_MORE && r.scanned == 10);
+	b[4] = '\n';		/* a newline there would end the line early */
+	ret = mc_parse_cont(b, len, &r);
+	CHECK(ret == (int)len && r.cmd == MC_CMD_GET);
+	/* a bogus @scanned past the data is ignored, the line still parses */
+	memcpy(b, line, len);
+	memset(&r, 0, sizeof(r));
+	r.scanned = 1000;
+	CHECK(mc_parse_cont(b, len, &r) == (int)len && r.cmd == MC_CMD_GET);
+	/*
+	 * mc_parse_reset(): a caller dropping the pending line makes the next
+	 * call search from the start (without it, "mn\r\n" under a stale
+	 * count of 4 would not be found: MORE)
+	 */
+	memset(&r, 0, sizeof(r));
+	CHECK(mc_parse_cont(line, 4, &r) == MC_PARSE_MORE && r.scanned == 4);
+	mc_parse_reset(&r);
+	CHECK(r.scanned == 0);
+	CHECK(mc_parse_cont("mn\r\nget", 7, &r) == 4 && r.cmd == MC_CMD_MN);
+	r.scanned = 4;
+	CHECK(mc_parse_cont("mn\r\nget", 7, &r) == MC_PARSE_MORE);
+	/* after a parsed line the next one is scanned from its start */
+	memset(&r, 0, sizeof(r));
+	CHECK(mc_parse_cont("mn\r\n", 4, &r) == 4 && r.cmd == MC_CMD_MN);
+	CHECK(mc_parse_cont("mn\r\n", 4, &r) == 4 && r.scanned == 0);
+	/* a long get line read 1 KiB at a time is bounded like mc_parse() */
+	{
+		size_t big = MC_LINE_MAX_GET + 16, off;
+		char *g = malloc(big);
+
+		if (!g)
+			abort();
+		memcpy(g, "get ", 4);
+		memset(g + 4, 'k', big - 4);
+		for (off = 4; off + 1 < 64; off += 2)
+			g[off + 1] = ' ';
+		memset(&r, 0, sizeof(r));
+		ret = MC_PARSE_MORE;
+		for (l = 1024; l <= big && ret == MC_PARSE_MORE; l += 1024)
+			ret = mc_parse_cont(g, l, &r);
+		CHECK(ret == MC_PARSE_TOO_LONG && r.scanned == 0);
+		free(g);
+	}
+	free(b);
+}
+
 /* Random token soup: only the invariants in mc_check.h are asserted. */
 static void t_random(void)
 {
@@ -667,6 +767,7 @@ static const struct unit_test tests[] = {
 	{ "meta commands mg/ms/md/ma", t_meta },
 	{ "mc_b64_encode and mc_cmd_name", t_b64_names },
 	{ "prefixes of valid lines need more input", t_prefixes },
+	{ "mc_parse_cont scans a line arriving in pieces once", t_parse_cont },
 	{ "random token soup keeps the invariants", t_random },
 };
 

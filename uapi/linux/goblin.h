@@ -19,6 +19,7 @@
  *   VERSION_GET        do     -> VERSION
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
+ *                                ITEM_MAX
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -45,8 +46,13 @@
  *   FLUSH          P   do     invalidate every object
  *   NUMA_GET           do     -> NUMA_POLICY NUMA_NODE, one NODE (nest,
  *                             GOBLIN_NODE_A_*) per online node, including
- *                             the store's head bytes and pool blocks there
- *   NUMA_SET       P   do     NUMA_POLICY, NUMA_NODE (required for "bind")
+ *                             the store's head bytes, objects, remote
+ *                             allocations and pool blocks there
+ *   NUMA_SET       P   do     NUMA_POLICY, NUMA_NODE (required for "bind");
+ *                             applies to objects stored from then on
+ *
+ * STORE_SET refuses settings the module does not implement with
+ * EOPNOTSUPP and an extack message: PROMOTION other than 0, MLOCK 0.
  *
  * Statistics, configuration, listeners and NUMA state are readable by any
  * user: they carry no keys, values or client addresses. Connection dumps
@@ -131,6 +137,9 @@ enum goblin_numa_policy {
 	GOBLIN_NUMA_LOCAL,	/* allocate on the node of the serving CPU */
 	GOBLIN_NUMA_INTERLEAVE,	/* spread blocks over all online nodes */
 	GOBLIN_NUMA_BIND,	/* allocate on GOBLIN_A_NUMA_NODE only */
+	GOBLIN_NUMA_DEVICE,	/* (default) the node of the RDMA device a
+				 * value arrives through, else local
+				 */
 };
 
 enum goblin_attr {
@@ -143,9 +152,12 @@ enum goblin_attr {
 	GOBLIN_A_SSD_DIR,		/* string, "" = no SSD tier */
 	GOBLIN_A_SSD_MAX,		/* u64 bytes, SSD budget (0 = auto) */
 	GOBLIN_A_PROMOTION,		/* u32 hits before a tail is promoted
-					 * back to RAM, 0 = never
+					 * back to RAM, 0 = never (the only
+					 * value accepted: not implemented)
 					 */
-	GOBLIN_A_MLOCK,			/* u8 0/1: keep heads unswappable */
+	GOBLIN_A_MLOCK,			/* u8 0/1: keep heads unswappable
+					 * (always 1; 0 is refused)
+					 */
 	GOBLIN_A_CORES,			/* u32 worker CPUs, 0 = all online */
 	GOBLIN_A_STATS,			/* nest, GOBLIN_STATS_A_* */
 	GOBLIN_A_LISTENER_KIND,		/* u8, enum goblin_listener_kind */
@@ -203,6 +215,13 @@ enum goblin_attr {
 					 * connection whose output makes no
 					 * progress this long is closed
 					 * (default 60)
+					 */
+	GOBLIN_A_ITEM_MAX,		/* u32 bytes, largest memcache value
+					 * (1024..16777216, default 1 MiB)
+					 */
+	GOBLIN_A_HEADER_TIMEOUT,	/* u32 seconds, HTTP listener: a
+					 * request head must arrive within
+					 * this time (default 10)
 					 */
 
 	__GOBLIN_A_MAX,
@@ -273,6 +292,22 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_META_BYTES,	/* RAM of object metadata (counts
 					 * against memory with head_bytes)
 					 */
+	GOBLIN_STATS_A_HTTP_REQUESTS,	/* HTTP request heads parsed */
+	GOBLIN_STATS_A_HTTP_GET,	/* HTTP requests by method */
+	GOBLIN_STATS_A_HTTP_HEAD,
+	GOBLIN_STATS_A_HTTP_PUT,
+	GOBLIN_STATS_A_HTTP_DELETE,
+	GOBLIN_STATS_A_HTTP_OTHER,	/* other methods and unparsable */
+	GOBLIN_STATS_A_HTTP_1XX,	/* HTTP responses by status class */
+	GOBLIN_STATS_A_HTTP_2XX,
+	GOBLIN_STATS_A_HTTP_3XX,
+	GOBLIN_STATS_A_HTTP_4XX,
+	GOBLIN_STATS_A_HTTP_5XX,
+	GOBLIN_STATS_A_HTTP_BYTES_IN,	/* bytes received on HTTP conns */
+	GOBLIN_STATS_A_HTTP_BYTES_OUT,	/* bytes sent on HTTP conns */
+	GOBLIN_STATS_A_HTTP_VALUE_BYTES_IN,	/* PUT value bytes */
+	GOBLIN_STATS_A_HTTP_VALUE_BYTES_OUT,	/* GET value bytes */
+	GOBLIN_STATS_A_HTTP_REJECTED,	/* refused for max_conns */
 
 	__GOBLIN_STATS_A_MAX,
 	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
@@ -286,8 +321,20 @@ enum goblin_node_attr {
 	GOBLIN_NODE_A_MEM_TOTAL,	/* u64 bytes managed by the kernel */
 	GOBLIN_NODE_A_MEM_FREE,		/* u64 bytes free */
 	GOBLIN_NODE_A_CPUS,		/* u32 online CPUs on the node */
-	GOBLIN_NODE_A_HEAD_BYTES,	/* u64 bytes of store heads on the node */
-	GOBLIN_NODE_A_BLOCKS,		/* u64 store pool blocks on the node */
+	GOBLIN_NODE_A_HEAD_BYTES,	/* u64 bytes of head pages lent to
+					 * objects that are on the node
+					 * (page_to_nid() of each page)
+					 */
+	GOBLIN_NODE_A_BLOCKS,		/* u64 blocks of the node's pool */
+	GOBLIN_NODE_A_OBJECTS,		/* u64 objects whose first head page
+					 * is on the node
+					 */
+	GOBLIN_NODE_A_REMOTE,		/* u64 head pages placement wanted on
+					 * this node that were lent from
+					 * another node (total since load)
+					 */
+	GOBLIN_NODE_A_BLOCKS_HUGE,	/* u64 of BLOCKS: huge pages only */
+	GOBLIN_NODE_A_BLOCKS_SMALL,	/* u64 of BLOCKS: some order-0 pages */
 
 	__GOBLIN_NODE_A_MAX,
 	GOBLIN_NODE_A_MAX = __GOBLIN_NODE_A_MAX - 1

@@ -27,6 +27,13 @@
  *	missing or holding one complete value (header + CRC32C).
  *   abuse keyflood HOST:PORT N
  *	N SETs of distinct keys with 1..64-byte values, pipelined, noreply.
+ *   abuse loader tcp|rdma|both N TCP_HOST:PORT RDMA_HOST:PORT BIND VMAX SECS SEED
+ *	N client processes SET and GET values of up to VMAX bytes (heads and
+ *	tails) until SIGTERM or SECS, reconnecting whenever the server drops
+ *	them; every failure counted by its error code, every hit checked
+ *	whole. For rmmod and device removal under load, and fault injection.
+ *	ABUSE_LD_OPS=N in the environment: each client reconnects after N
+ *	operations; ABUSE_LD_TIMEOUT_MS: the I/O timeout (default 20 s).
  *
  * Exit status 0 when the server behaved; diagnostics go to stdout as TAP
  * comments ("# ...").
@@ -474,12 +481,13 @@ static void mc_generate(struct mcgen *g)
 		break;
 	case 12:
 		g->what = "overlong line";
-		l = rnd() & 1 ? 2100 + rnd() % 8000 : 17000 + rnd() % 20000;
+		/* a get line may grow to 1 MiB (MC_LINE_MAX_GET) */
+		l = rnd() & 1 ? 2100 + rnd() % 30000 : (1u << 20) + rnd() % 4096;
 		appf(g, "get ");
 		memset(g->buf + g->len, 'x', l);
 		g->len += l;
 		/* longer than the GET line buffer: the server closes */
-		g->closes = l > 16000;
+		g->closes = l >= 1u << 20;
 		if (!g->closes)
 			app(g, "\r\n", 2);
 		break;
@@ -495,7 +503,7 @@ static void mc_generate(struct mcgen *g)
 
 static int cmd_mcflood(int argc, char **argv)
 {
-	static char gbuf[65536], rbuf[8192];
+	static char gbuf[(1 << 20) + 65536], rbuf[8192];
 	unsigned int i, n, closed = 0, expected_close = 0, resync = 0;
 	struct mcgen g = { .buf = gbuf };
 	size_t have;
@@ -615,6 +623,7 @@ static int cmd_keyflood(int argc, char **argv)
 /* --- RDMA connect cycles (libgoblin) --------------------------------------- */
 
 static const char *rdma_hp, *bind_host;
+static int io_timeout_ms;	/* 0: 60 s over RDMA, 120 s over TCP */
 
 static int gb_open(struct gb_conn **c, uint32_t set_max)
 {
@@ -630,7 +639,7 @@ static int gb_open(struct gb_conn **c, uint32_t set_max)
 	o.window_size = 65536;
 	o.windows = 2;
 	o.set_max = set_max;
-	o.timeout_ms = 60000;
+	o.timeout_ms = io_timeout_ms ? io_timeout_ms : 60000;
 	o.spin_us = -1;
 	return gb_connect(&o, c);
 }
@@ -1279,6 +1288,9 @@ static const char *kcheck(const unsigned char *p, size_t len)
 }
 
 static unsigned char *kbuf, *kgot;
+static uint32_t set_max;	/* RDMA staging area; 0: kvmax */
+/* killer value size: VMAX, or ABUSE_KILL_BYTES (slow kernels) */
+static uint32_t kvmax = VMAX;
 
 struct tconn {
 	int tr;
@@ -1300,10 +1312,10 @@ static int t_open(struct tconn *t, int tr)
 		o.transport = GB_TRANSPORT_TCP;
 		o.host = host;
 		o.port = atoi(port);
-		o.timeout_ms = 120000;
+		o.timeout_ms = io_timeout_ms ? io_timeout_ms : 120000;
 		return gb_connect(&o, &t->gb);
 	}
-	return gb_open(&t->gb, VMAX);
+	return gb_open(&t->gb, set_max ? set_max : kvmax);
 }
 
 static int t_set(struct tconn *t, const char *key, const void *v, size_t len)
@@ -1332,7 +1344,7 @@ static void killer_child(int tr, bool set, uint64_t seed)
 	}
 	for (i = 0;; i++) {
 		if (set) {
-			len = KHDR + rnd() % (VMAX - KHDR);
+			len = KHDR + rnd() % (kvmax - KHDR);
 			kval(kbuf, len, rnd());
 			snprintf(key, sizeof(key), "abuse:kset:%u",
 				 (unsigned int)(rnd() % NKSET));
@@ -1362,10 +1374,10 @@ static int check_values(int tr)
 		die("check: connect over %s: %s", tr ? "rdma" : "tcp",
 		    gb_strerror(ret));
 	ret = t_get(&t, "abuse:kget", &len);
-	if (ret || len != VMAX || memcmp(kgot, kbuf, len)) {
-		printf("# killer: abuse:kget over %s: %s, %zu bytes%s\n",
-		       tr ? "rdma" : "tcp", gb_strerror(ret), len,
-		       ret ? "" : ", differs");
+	if (ret || len != kvmax || memcmp(kgot, kbuf, len)) {
+		printf("# killer: abuse:kget over %s: %s (%s), %zu bytes%s\n",
+		       tr ? "rdma" : "tcp", gb_strerror(ret),
+		       ret ? gb_errmsg(t.gb) : "", len, ret ? "" : ", differs");
 		bad++;
 	}
 	for (i = 0; i < NKSET; i++) {
@@ -1375,8 +1387,9 @@ static int check_values(int tr)
 			continue;
 		why = ret ? gb_strerror(ret) : kcheck(kgot, len);
 		if (why) {
-			printf("# killer: %s over %s: %s\n", key,
-			       tr ? "rdma" : "tcp", why);
+			printf("# killer: %s over %s: %s%s%s%s\n", key,
+			       tr ? "rdma" : "tcp", why, ret ? " (" : "",
+			       ret ? gb_errmsg(t.gb) : "", ret ? ")" : "");
 			bad++;
 		}
 	}
@@ -1404,6 +1417,13 @@ static int cmd_killer(int argc, char **argv)
 	n = atoi(argv[5]);
 	seed = argc > 6 ? strtoull(argv[6], NULL, 0) : 1;
 	rs = seed;
+	if (getenv("ABUSE_KILL_BYTES")) {
+		kvmax = strtoul(getenv("ABUSE_KILL_BYTES"), NULL, 0);
+		if (kvmax < KHDR + 65536 || kvmax > VMAX)
+			die("killer: ABUSE_KILL_BYTES 64 KiB..16 MiB");
+	}
+	if (getenv("ABUSE_IO_TIMEOUT_MS"))
+		io_timeout_ms = atoi(getenv("ABUSE_IO_TIMEOUT_MS"));
 	kbuf = malloc(VMAX);
 	kgot = malloc(VMAX);
 	if (!kbuf || !kgot)
@@ -1417,7 +1437,7 @@ static int cmd_killer(int argc, char **argv)
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		die("mmap");
-	kval(kbuf, VMAX, 1);
+	kval(kbuf, kvmax, 1);
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -1426,7 +1446,7 @@ static int cmd_killer(int argc, char **argv)
 		if (ret)
 			die("connect: %s", gb_strerror(ret));
 		t0 = now();
-		ret = t_set(&t, "abuse:kget", kbuf, VMAX);
+		ret = t_set(&t, "abuse:kget", kbuf, kvmax);
 		if (ret)
 			die("SET abuse:kget: %s (%s)", gb_strerror(ret),
 			    gb_errmsg(t.gb));
@@ -1437,7 +1457,7 @@ static int cmd_killer(int argc, char **argv)
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		return 1;
 	op = *shared;
-	printf("# killer: one 16 MiB SET over %s takes %.2f s\n",
+	printf("# killer: one %u KiB SET over %s takes %.2f s\n", kvmax >> 10,
 	       tr ? "rdma" : "tcp", op);
 	for (i = 0; i < n; i++) {
 		/* kill anywhere in connect + one to two transfers */
@@ -1458,7 +1478,7 @@ static int cmd_killer(int argc, char **argv)
 			early++;
 		}
 	}
-	kval(kbuf, VMAX, 1);
+	kval(kbuf, kvmax, 1);
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -1469,6 +1489,215 @@ static int cmd_killer(int argc, char **argv)
 	       tr ? "rdma" : "tcp", set ? "set" : "get", early,
 	       ret ? "values damaged" : "values whole");
 	return ret || early;
+}
+
+/* --- load generators for rmmod, device removal and fault injection --------- */
+
+/*
+ * Loader clients keep large SETs and GETs going until told to stop, and
+ * survive anything the server does to them: a failed operation is counted
+ * by its error code, a lost connection is reopened (every failed attempt
+ * counted too). Values carry the killer header (kval), so a hit is checked
+ * whole (length, CRC32C of the body) whatever SET wrote it last.
+ */
+#define LD_MAXC		16
+#define LD_NKEYS	4
+
+struct ld_stats {
+	uint64_t sets, hits, misses, conns, connfail, corrupt, bytes;
+	uint64_t err[GB_ERROR_MAX];
+	int done;
+};
+
+/* set by the signal handler, and in shared memory for the children */
+static int ld_stop_sig;
+static int *ld_stop;
+
+static void ld_on_term(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&ld_stop_sig, 1, __ATOMIC_RELAXED);
+}
+
+/* Sizes: a third heads only (<= 64 KiB), the rest up to @vmax with tails. */
+static size_t ld_size(size_t vmax)
+{
+	if (rnd() % 3 == 0)
+		return KHDR + rnd() % (65536 - KHDR);
+	return KHDR + rnd() % (vmax - KHDR);
+}
+
+static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
+		     struct ld_stats *st)
+{
+	unsigned char *v = malloc(vmax);
+	const char *e = getenv("ABUSE_LD_OPS");
+	unsigned int per = e ? atoi(e) : 0, done = 0;
+	bool open = false;
+	struct tconn t;
+	char key[48];
+	size_t len;
+	int ret;
+
+	kgot = malloc(VMAX);
+	if (!v || !kgot)
+		_exit(2);
+	rs = seed;
+	while (!__atomic_load_n(ld_stop, __ATOMIC_RELAXED)) {
+		if (!open) {
+			ret = t_open(&t, tr);
+			if (ret) {
+				st->connfail++;
+				st->err[-ret < GB_ERROR_MAX ? -ret : 0]++;
+				usleep(200000);
+				continue;
+			}
+			open = true;
+			done = 0;
+			st->conns++;
+		} else if (per && done >= per) {
+			/* ABUSE_LD_OPS: a new connection every so many ops */
+			gb_close(t.gb);
+			open = false;
+			continue;
+		}
+		done++;
+		snprintf(key, sizeof(key), "abuse:ld:%u:%u", idx,
+			 (unsigned int)(rnd() % LD_NKEYS));
+		if (rnd() & 1) {
+			len = ld_size(vmax);
+			kval(v, len, rnd());
+			ret = t_set(&t, key, v, len);
+			if (!ret) {
+				st->sets++;
+				st->bytes += len;
+			}
+		} else {
+			ret = t_get(&t, key, &len);
+			if (!ret) {
+				const char *why = kcheck(kgot, len);
+
+				st->hits++;
+				st->bytes += len;
+				if (why) {
+					printf("# loader %u: GET %s: %s\n", idx,
+					       key, why);
+					st->corrupt++;
+				}
+			} else if (ret == -GB_ENOTFOUND) {
+				st->misses++;
+				ret = 0;
+			}
+		}
+		if (!ret)
+			continue;
+		st->err[-ret < GB_ERROR_MAX ? -ret : 0]++;
+		if (ret == -GB_ECONNLOST || ret == -GB_EPROTO ||
+		    ret == -GB_ETIMEDOUT || ret == -GB_ESYS) {
+			gb_close(t.gb);
+			open = false;
+		}
+	}
+	if (open)
+		gb_close(t.gb);
+	st->done = 1;
+	_exit(0);
+}
+
+/*
+ * abuse loader TR N TCP_HOST:PORT RDMA_HOST:PORT BIND VMAX SECONDS SEED
+ *	N clients (TR tcp, rdma, or both: alternating) until SIGTERM or
+ *	SECONDS; prints the counts and "loader ok N errors N corrupt N
+ *	conns N timeouts N".
+ *	Fails on a value that is not whole, or when no operation succeeded.
+ */
+static int cmd_loader(int argc, char **argv)
+{
+	unsigned int i, n, secs, k;
+	struct ld_stats *st, sum = {};
+	pid_t pid[LD_MAXC];
+	size_t vmax;
+	uint64_t seed, errs = 0;
+	double end;
+	int s;
+
+	if (argc != 8)
+		die("usage: loader tcp|rdma|both N TCP RDMA BIND VMAX SECONDS SEED");
+	n = atoi(argv[1]);
+	tcp_hp = argv[2];
+	rdma_hp = argv[3];
+	bind_host = argv[4];
+	vmax = strtoul(argv[5], NULL, 0);
+	secs = atoi(argv[6]);
+	seed = strtoull(argv[7], NULL, 0);
+	if (!n || n > LD_MAXC || vmax <= 65536 || vmax > VMAX)
+		die("loader: 1..%u clients, VMAX 64 KiB..16 MiB", LD_MAXC);
+	/* a connect to a vanished device must give up in time */
+	io_timeout_ms = getenv("ABUSE_LD_TIMEOUT_MS") ?
+			atoi(getenv("ABUSE_LD_TIMEOUT_MS")) : 20000;
+	set_max = vmax;
+	st = mmap(NULL, sizeof(*st) * n + 64, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		die("mmap");
+	ld_stop = (int *)(st + n);
+	signal(SIGTERM, ld_on_term);
+	signal(SIGINT, ld_on_term);
+	for (i = 0; i < n; i++) {
+		int tr = !strcmp(argv[0], "rdma") ||
+			 (!strcmp(argv[0], "both") && (i & 1));
+
+		pid[i] = fork();
+		if (pid[i] < 0)
+			die("fork");
+		if (!pid[i]) {
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_IGN);
+			ld_child(tr, i, vmax, mix(seed + i), &st[i]);
+		}
+	}
+	end = now() + secs;
+	while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
+	       now() < end)
+		usleep(100000);
+	__atomic_store_n(ld_stop, 1, __ATOMIC_RELAXED);
+	/* a transfer or connect in progress ends within the I/O timeout */
+	end = now() + 90;
+	for (i = 0; i < n; i++) {
+		while (waitpid(pid[i], &s, WNOHANG) == 0) {
+			if (now() > end) {
+				printf("# loader %u: still busy after 90 s, killed\n",
+				       i);
+				kill(pid[i], SIGKILL);
+				waitpid(pid[i], &s, 0);
+				break;
+			}
+			usleep(50000);
+		}
+		sum.sets += st[i].sets;
+		sum.hits += st[i].hits;
+		sum.misses += st[i].misses;
+		sum.conns += st[i].conns;
+		sum.connfail += st[i].connfail;
+		sum.corrupt += st[i].corrupt;
+		sum.bytes += st[i].bytes;
+		for (k = 0; k < GB_ERROR_MAX; k++) {
+			sum.err[k] += st[i].err[k];
+			errs += st[i].err[k];
+		}
+	}
+	printf("# loader %s x%u: %lu SETs, %lu hits, %lu misses, %lu MiB, ",
+	       argv[0], n, sum.sets, sum.hits, sum.misses, sum.bytes >> 20);
+	printf("%lu connections, %lu failed connects\n", sum.conns,
+	       sum.connfail);
+	for (k = 0; k < GB_ERROR_MAX; k++)
+		if (sum.err[k])
+			printf("# loader: %lu x %s\n", sum.err[k],
+			       gb_strerror(-(int)k));
+	printf("loader ok %lu errors %lu corrupt %lu conns %lu timeouts %lu\n",
+	       sum.sets + sum.hits + sum.misses, errs, sum.corrupt, sum.conns,
+	       sum.err[GB_ETIMEDOUT]);
+	return sum.corrupt || !(sum.sets + sum.hits + sum.misses);
 }
 
 int main(int argc, char **argv)
@@ -1489,5 +1718,7 @@ int main(int argc, char **argv)
 		return cmd_keyflood(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "killer"))
 		return cmd_killer(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "loader"))
+		return cmd_loader(argc - 2, argv + 2);
 	die("unknown command %s", argv[1]);
 }

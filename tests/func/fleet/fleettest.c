@@ -43,6 +43,7 @@
 #include <goblin/fleet.h>
 
 #include "../../../tools/include/gb_compiler.h"
+#include "../../lib/tap.h"
 
 #define NMC	3		/* memcached instances */
 #define NSRV	(NMC + 1)	/* plus Goblin, server 0 */
@@ -68,45 +69,13 @@ static char prefix[32];
 static char (*keys)[64];
 static size_t *klens;
 static const char **kp;
-static unsigned int ntest, nfail;
 static double t_start;
 
 static double now_s(void);
-static void tap(bool ok, const char *fmt, ...) __printf(2, 3);
-
-static void tap(bool ok, const char *fmt, ...)
+/* every result says when it came: the suite's steps are timed */
+static void tap_time(void)
 {
-	va_list ap;
-
-	ntest++;
-	if (!ok)
-		nfail++;
-	printf("%sok %u - ", ok ? "" : "not ", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n# at %.1f s\n", now_s() - t_start);
-	fflush(stdout);
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok %u - %s # SKIP %s\n", ++ntest, what, why);
-	fflush(stdout);
-}
-
-static void diag(const char *fmt, ...) __printf(1, 2);
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
+	printf("# at %.1f s\n", now_s() - t_start);
 }
 
 static double now_s(void)
@@ -918,6 +887,7 @@ int main(int argc, char **argv)
 		bad_args();
 	signal(SIGPIPE, SIG_IGN);
 	t_start = now_s();
+	tap_after = tap_time;
 	for (i = 0; i < NSRV; i++) {
 		struct member *m = &mem[i];
 

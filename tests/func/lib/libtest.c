@@ -24,6 +24,7 @@
 #include <goblin/client.h>
 
 #include "../../../tools/include/gb_compiler.h"
+#include "../../lib/tap.h"
 
 struct target {
 	enum gb_transport t;
@@ -33,41 +34,9 @@ struct target {
 };
 
 static struct target tgt[2];
-static unsigned int ntest, nfail;
 static size_t max_size = GB_VALUE_MAX;
 static const char *bind_host;
 static unsigned int nprocs = 8;
-
-static void tap(bool ok, const char *fmt, ...) __printf(2, 3);
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	if (!ok)
-		nfail++;
-	printf("%sok %u - ", ok ? "" : "not ", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void diag(const char *fmt, ...) __printf(1, 2);
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /* Deterministic content: byte i of value (seed) is a function of both. */
 static void fill(char *buf, size_t len, uint64_t seed)
@@ -482,7 +451,7 @@ int main(int argc, char **argv)
 			child_id = atoi(optarg);
 			break;
 		case 'S':
-			printf("ok %u - # SKIP %s\n", ++ntest, optarg);
+			skip("", optarg);
 			break;
 		default:
 			fprintf(stderr,
