@@ -635,59 +635,163 @@ bool http_im_match(const char *v, size_t len, const char *etag, size_t elen)
 	return etag_match(v, len, etag, elen, false);
 }
 
-static int two_digits(const char *p)
+/* Day and month names of HTTP-dates (RFC 9110 5.6.7), case-sensitive */
+static const char http_days[7][10] = {
+	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+	"Saturday" };
+static const char http_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+/* The decimal number of the @n digits at @p, or -1 if one is not a digit. */
+static int date_digits(const char *p, int n)
 {
-	if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
-		return -1;
-	return (p[0] - '0') * 10 + p[1] - '0';
+	int v = 0;
+
+	while (n--) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + *p++ - '0';
+	}
+	return v;
 }
 
-int http_parse_date(const char *v, size_t len, s64 *out)
+/*
+ * Are the @n bytes at @p a day name: its first three letters (@n == 3:
+ * IMF-fixdate, asctime) or the whole name (RFC 850)?
+ */
+static bool date_day_name(const char *p, size_t n)
 {
-	static const char wd[] = "SunMonTueWedThuFriSat";
-	static const char mon[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	static const unsigned char mdays[] = {
-		31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int d, m, y, hh, mm, ss, i, yc, yl;
-	s64 era, yoe, doy, doe;
+	int i;
 
-	/* "Sun, 06 Nov 1994 08:49:37 GMT" */
-	if (len != 29 || v[3] != ',' || v[4] != ' ' || v[7] != ' ' ||
-	    v[11] != ' ' || v[16] != ' ' || v[19] != ':' || v[22] != ':' ||
-	    memcmp(v + 25, " GMT", 4))
-		return -1;
 	for (i = 0; i < 7; i++)
-		if (!memcmp(v, wd + 3 * i, 3))
-			break;
-	if (i == 7)
-		return -1;
+		if ((n == 3 || n == strlen(http_days[i])) &&
+		    !memcmp(p, http_days[i], n))
+			return true;
+	return false;
+}
+
+/* The month (0-11) named by the three bytes at @p, or -1. */
+static int date_month(const char *p)
+{
+	int m;
+
 	for (m = 0; m < 12; m++)
-		if (!memcmp(v + 8, mon + 3 * m, 3))
-			break;
-	d = two_digits(v + 5);
-	yc = two_digits(v + 12);
-	yl = two_digits(v + 14);
-	hh = two_digits(v + 17);
-	mm = two_digits(v + 20);
-	ss = two_digits(v + 23);
-	if (m == 12 || d < 1 || d > mdays[m] || yc < 0 || yl < 0 ||
-	    hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
-		return -1;
-	y = yc * 100 + yl;
-	if (m == 1 && d == 29 && (y % 4 || (!(y % 100) && y % 400)))
-		return -1;
-	if (ss == 60)
-		ss = 59;	/* a leap second: the second before it */
-	/* days since 1970-01-01 of a proleptic Gregorian date */
-	m++;
+		if (!memcmp(p, http_months + 3 * m, 3))
+			return m;
+	return -1;
+}
+
+/* A broken-down HTTP-date; a field that did not parse is -1. */
+struct http_tm {
+	int year;
+	int mon;	/* 0-11 */
+	int mday;
+	int hour;
+	int min;
+	int sec;
+};
+
+/* "08:49:37" at @p: the colons are there; the numbers go into @tm. */
+static bool date_clock(const char *p, struct http_tm *tm)
+{
+	tm->hour = date_digits(p, 2);
+	tm->min = date_digits(p + 3, 2);
+	tm->sec = date_digits(p + 6, 2);
+	return p[2] == ':' && p[5] == ':';
+}
+
+/* Days from 1970-01-01 to a proleptic Gregorian date (@m 1-12). */
+static int date_days(int y, int m, int d)
+{
+	int era, yoe, doy, doe;
+
 	if (m <= 2)
 		y--;
 	era = (y >= 0 ? y : y - 399) / 400;
 	yoe = y - era * 400;
 	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	*out = ((era * 146097 + doe - 719468) * 24 + hh) * 3600 + mm * 60 + ss;
+	return era * 146097 + doe - 719468;
+}
+
+/*
+ * Check every field of @tm (the day within its month, Feb 29 only in leap
+ * years, 23:59:60 at most) and store its seconds since the epoch in @out.
+ */
+static int date_time(const struct http_tm *tm, s64 *out)
+{
+	static const unsigned char mdays[] = {
+		31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y = tm->year, sec = tm->sec;
+
+	if (y < 0 || tm->mon < 0 || tm->mday < 1 ||
+	    tm->mday > mdays[tm->mon] || tm->hour < 0 || tm->hour > 23 ||
+	    tm->min < 0 || tm->min > 59 || sec < 0 || sec > 60)
+		return -1;
+	if (tm->mon == 1 && tm->mday == 29 &&
+	    (y % 4 || (!(y % 100) && y % 400)))
+		return -1;
+	if (sec == 60)
+		sec = 59;	/* a leap second: the second before it */
+	*out = ((s64)date_days(y, tm->mon + 1, tm->mday) * 24 + tm->hour) *
+	       3600 + tm->min * 60 + sec;
 	return 0;
+}
+
+/* IMF-fixdate, 29 bytes: "Sun, 06 Nov 1994 08:49:37 GMT" */
+static bool date_imf(const char *v, struct http_tm *tm)
+{
+	tm->mday = date_digits(v + 5, 2);
+	tm->mon = date_month(v + 8);
+	tm->year = date_digits(v + 12, 4);
+	return date_day_name(v, 3) && v[3] == ',' && v[4] == ' ' &&
+	       v[7] == ' ' && v[11] == ' ' && v[16] == ' ' &&
+	       date_clock(v + 17, tm) && !memcmp(v + 25, " GMT", 4);
+}
+
+/*
+ * rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT", the whole day name and
+ * 24 bytes more. Years 00-69 are 2000-2069, 70-99 are 1970-1999.
+ */
+static bool date_rfc850(const char *v, size_t len, struct http_tm *tm)
+{
+	const char *p;	/* "06-Nov-94 08:49:37 GMT" */
+
+	if (len < 24 + 6 || len > 24 + 9)
+		return false;
+	p = v + len - 22;
+	tm->mday = date_digits(p, 2);
+	tm->mon = date_month(p + 3);
+	tm->year = date_digits(p + 7, 2);
+	if (tm->year >= 0)
+		tm->year += tm->year < 70 ? 2000 : 1900;
+	return date_day_name(v, len - 24) && p[-2] == ',' && p[-1] == ' ' &&
+	       p[2] == '-' && p[6] == '-' && p[9] == ' ' &&
+	       date_clock(p + 10, tm) && !memcmp(p + 18, " GMT", 4);
+}
+
+/* asctime-date, 24 bytes: "Sun Nov  6 08:49:37 1994" (or "Nov 06") */
+static bool date_asctime(const char *v, struct http_tm *tm)
+{
+	tm->mon = date_month(v + 4);
+	tm->mday = v[8] == ' ' ? date_digits(v + 9, 1) : date_digits(v + 8, 2);
+	tm->year = date_digits(v + 20, 4);
+	return date_day_name(v, 3) && v[3] == ' ' && v[7] == ' ' &&
+	       v[10] == ' ' && date_clock(v + 11, tm) && v[19] == ' ';
+}
+
+int http_parse_date(const char *v, size_t len, s64 *out)
+{
+	struct http_tm tm;
+	bool ok;
+
+	/* the fourth byte tells the forms apart: ',', ' ' or a letter */
+	if (len == 29 && v[3] == ',')
+		ok = date_imf(v, &tm);
+	else if (len == 24 && v[3] == ' ')
+		ok = date_asctime(v, &tm);
+	else
+		ok = date_rfc850(v, len, &tm);
+	return ok ? date_time(&tm, out) : -1;
 }
 
 const char *http_reason(unsigned int status)

@@ -156,14 +156,31 @@ bool http_inm_match(const char *v, size_t len, const char *etag, size_t elen);
 bool http_im_match(const char *v, size_t len, const char *etag, size_t elen);
 
 /**
- * http_parse_date() - an IMF-fixdate (RFC 9110 5.6.7)
- * @v:   "Sun, 06 Nov 1994 08:49:37 GMT"
+ * http_parse_date() - an HTTP-date in any of its three forms (RFC 9110 5.6.7)
+ * @v:   the date, exactly (no surrounding whitespace)
  * @len: its length
- * @out: seconds since 1970-01-01 00:00:00 UTC
+ * @out: seconds since 1970-01-01 00:00:00 UTC; left alone on an error
  *
- * The obsolete RFC 850 and asctime forms are not accepted.
+ * The three forms (the examples are all the same instant):
  *
- * Return: 0, or -1 if @v is not a valid IMF-fixdate.
+ * - IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+ * - rfc850-date (obsolete): "Sunday, 06-Nov-94 08:49:37 GMT"
+ * - asctime-date (obsolete): "Sun Nov  6 08:49:37 1994", the day of the
+ *   month space-padded (" 6") or two digits ("06")
+ *
+ * A recipient must accept all three. An rfc850-date's two-digit year is
+ * 2000-2069 for 00-69 and 1970-1999 for 70-99: a fixed window, not RFC
+ * 9110's "no more than 50 years in the future", since this parser has no
+ * clock (in 2026 the two differ only for 70-76, which RFC 9110 would
+ * read as 2070-2076).
+ *
+ * Every form is checked strictly, with no case folding: the day name (three
+ * letters, or whole in rfc850-date) must be a day name, though it need not
+ * be the day of that date; the month must be a month name; the day must
+ * exist in its month (Feb 29 only in leap years); hours 00-23, minutes and
+ * seconds 00-59. A leap second (second 60) reads as the second before it.
+ *
+ * Return: 0, or -1 if @v is not a valid HTTP-date.
  */
 int http_parse_date(const char *v, size_t len, s64 *out);
 
