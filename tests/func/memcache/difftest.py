@@ -325,8 +325,8 @@ def build_script(big=True, evict_total=48 * MIB, evict_item=200 * KIB):
     # --- meta state: h, l, R, N, T order, X/Z/W, md I/T, ms I ------------------
     sec = "meta state"
     add(sec, b"ms ws1 2 T100\r\nhi\r\n")
-    add(sec, b"mg ws1 h l t v\r\n")
-    add(sec, b"mg ws1 h l\r\n")
+    add(sec, b"mg ws1 h l t v\r\n", cmp="la-tick")
+    add(sec, b"mg ws1 h l\r\n", cmp="la-tick")
     add(sec, b"mg ws1 u h\r\n")
     add(sec, b"mg ws1 t T50\r\n")
     add(sec, b"mg ws1 t T100 t\r\n")
