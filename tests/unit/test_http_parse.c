@@ -508,6 +508,16 @@ static void t_date_forms(void)
 	CHECK(date_only("Thu, 01 Jan 1970 00:00:00 GMT", 0));
 	CHECK(date_only("Thursday, 01-Jan-70 00:00:00 GMT", 0));
 	CHECK(date_only("Thu Jan  1 00:00:00 1970", 0));
+	/* the calendar's ends and times before the epoch (-1 is a time) */
+	CHECK(date_only("Sat, 01 Jan 0000 00:00:00 GMT", -62167219200LL));
+	CHECK(date_only("Tue, 29 Feb 0000 00:00:00 GMT", -62162121600LL));
+	CHECK(date_only("Wed, 01 Mar 0000 00:00:00 GMT", -62162035200LL));
+	CHECK(date_only("Sat Jan  1 00:00:00 0000", -62167219200LL));
+	CHECK(date_only("Fri, 31 Dec 9999 23:59:59 GMT", 253402300799LL));
+	CHECK(date_only("Fri Dec 31 23:59:59 9999", 253402300799LL));
+	CHECK(date_only("Wed, 31 Dec 1969 23:59:59 GMT", -1));
+	CHECK(date_only("Thu, 01 Mar 1900 00:00:00 GMT", -2203891200LL));
+	CHECK(date_only("Mon, 01 Mar 2100 00:00:00 GMT", 4107542400LL));
 	CHECK(date_only("Wed, 02 Dec 2026 01:41:03 GMT", 1796175663));
 	CHECK(date_only("Wednesday, 02-Dec-26 01:41:03 GMT", 1796175663));
 	CHECK(date_only("Wed Dec  2 01:41:03 2026", 1796175663));
