@@ -638,7 +638,9 @@ bool http_im_match(const char *v, size_t len, const char *etag, size_t elen)
 /* Day and month names of HTTP-dates (RFC 9110 5.6.7), case-sensitive */
 static const char http_days[7][10] = {
 	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-	"Saturday" };
+	"Saturday",
+};
+
 static const char http_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
 /* The decimal number of the @n digits at @p, or -1 if one is not a digit. */
@@ -690,7 +692,7 @@ struct http_tm {
 	int sec;
 };
 
-/* "08:49:37" at @p: the colons are there; the numbers go into @tm. */
+/* "08:49:37" at @p into @tm (ranges: date_time()); false without a colon */
 static bool date_clock(const char *p, struct http_tm *tm)
 {
 	tm->hour = date_digits(p, 2);
@@ -715,7 +717,8 @@ static int date_days(int y, int m, int d)
 
 /*
  * Check every field of @tm (the day within its month, Feb 29 only in leap
- * years, 23:59:60 at most) and store its seconds since the epoch in @out.
+ * years, seconds 00-60 at any minute, 60 read as 59) and store its seconds
+ * since the epoch in @out.
  */
 static int date_time(const struct http_tm *tm, s64 *out)
 {
@@ -737,7 +740,7 @@ static int date_time(const struct http_tm *tm, s64 *out)
 	return 0;
 }
 
-/* IMF-fixdate, 29 bytes: "Sun, 06 Nov 1994 08:49:37 GMT" */
+/* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"; @v has 29 bytes (caller) */
 static bool date_imf(const char *v, struct http_tm *tm)
 {
 	tm->mday = date_digits(v + 5, 2);
@@ -769,7 +772,7 @@ static bool date_rfc850(const char *v, size_t len, struct http_tm *tm)
 	       date_clock(p + 10, tm) && !memcmp(p + 18, " GMT", 4);
 }
 
-/* asctime-date, 24 bytes: "Sun Nov  6 08:49:37 1994" (or "Nov 06") */
+/* asctime-date: "Sun Nov  6 08:49:37 1994" (or "Nov 06"); 24 bytes (caller) */
 static bool date_asctime(const char *v, struct http_tm *tm)
 {
 	tm->mon = date_month(v + 4);

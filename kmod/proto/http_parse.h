@@ -140,6 +140,8 @@ int http_range_resolve(const struct http_req *req, u64 vlen, u64 *off,
  *
  * Weak comparison (RFC 9110 13.1.2): "W/" prefixes are ignored; "*" (as
  * the whole value) matches any current representation.
+ *
+ * Return: true if a tag of the list (or "*") matches @etag.
  */
 bool http_inm_match(const char *v, size_t len, const char *etag, size_t elen);
 
@@ -152,6 +154,8 @@ bool http_inm_match(const char *v, size_t len, const char *etag, size_t elen);
  *
  * Strong comparison (RFC 9110 13.1.1): a "W/" tag matches nothing; "*"
  * (as the whole value) matches any current representation.
+ *
+ * Return: true if a strong tag of the list (or "*") matches @etag.
  */
 bool http_im_match(const char *v, size_t len, const char *etag, size_t elen);
 
@@ -159,7 +163,9 @@ bool http_im_match(const char *v, size_t len, const char *etag, size_t elen);
  * http_parse_date() - an HTTP-date in any of its three forms (RFC 9110 5.6.7)
  * @v:   the date, exactly (no surrounding whitespace)
  * @len: its length
- * @out: seconds since 1970-01-01 00:00:00 UTC; left alone on an error
+ * @out: seconds since 1970-01-01 00:00:00 UTC, from -62167219200
+ *       (0000-01-01) to 253402300799 (9999-12-31), so it can be negative;
+ *       left alone on an error
  *
  * The three forms (the examples are all the same instant):
  *
@@ -171,8 +177,8 @@ bool http_im_match(const char *v, size_t len, const char *etag, size_t elen);
  * A recipient must accept all three. An rfc850-date's two-digit year is
  * 2000-2069 for 00-69 and 1970-1999 for 70-99: a fixed window, not RFC
  * 9110's "no more than 50 years in the future", since this parser has no
- * clock (in 2026 the two differ only for 70-76, which RFC 9110 would
- * read as 2070-2076).
+ * clock (the window is RFC 9110's rule for a clock in 2019-2020, and
+ * off by one more two-digit year each year after).
  *
  * Every form is checked strictly, with no case folding: the day name (three
  * letters, or whole in rfc850-date) must be a day name, though it need not
