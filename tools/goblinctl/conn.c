@@ -19,8 +19,7 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "tx_bytes", get_u64(tb[GOBLIN_A_TX_BYTES]));
 	rec_u64(r, "cmds", get_u64(tb[GOBLIN_A_CMDS]));
 	rec_u64(r, "idle", get_u32(tb[GOBLIN_A_IDLE]));
-	rec_str(r, "device", tb[GOBLIN_A_DEVICE] ?
-		nla_get_string(tb[GOBLIN_A_DEVICE]) : "");
+	rec_str(r, "device", get_str(tb[GOBLIN_A_DEVICE]));
 	/* absent from modules older than the per-QP statistics */
 	if (kind == GOBLIN_LISTENER_RDMA && tb[GOBLIN_A_HITS]) {
 		rec_u64(r, "hits", get_u64(tb[GOBLIN_A_HITS]));

@@ -162,6 +162,7 @@ int req_run(struct nl_msg *msg,
 	    void *arg, bool fatal);
 uint64_t get_u64(struct nlattr *a);
 uint32_t get_u32(struct nlattr *a);
+const char *get_str(struct nlattr *a);
 void rec_addr(struct rec *r, const char *name, const char *pname,
 	      struct nlattr *a4, struct nlattr *a6, struct nlattr *port);
 

@@ -19,8 +19,7 @@ static int version_cb(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct rec *r = arg;
 
-	rec_str(r, "module", tb[GOBLIN_A_VERSION] ?
-		nla_get_string(tb[GOBLIN_A_VERSION]) : "");
+	rec_str(r, "module", get_str(tb[GOBLIN_A_VERSION]));
 	rec_u64(r, "genl_version", gh->version);
 	return NL_OK;
 }

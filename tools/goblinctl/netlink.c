@@ -280,6 +280,11 @@ uint32_t get_u32(struct nlattr *a)
 	return a ? nla_get_u32(a) : 0;
 }
 
+const char *get_str(struct nlattr *a)
+{
+	return a ? nla_get_string(a) : "";
+}
+
 void rec_addr(struct rec *r, const char *name, const char *pname,
 	      struct nlattr *a4, struct nlattr *a6, struct nlattr *port)
 {

@@ -12,8 +12,7 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_size(r, "block", get_u32(tb[GOBLIN_A_BLOCK]));
 	rec_size(r, "ram_head", get_u32(tb[GOBLIN_A_RAM_HEAD]));
 	rec_size(r, "item_max", get_u32(tb[GOBLIN_A_ITEM_MAX]));
-	rec_str(r, "ssd_dir", tb[GOBLIN_A_SSD_DIR] ?
-		nla_get_string(tb[GOBLIN_A_SSD_DIR]) : "");
+	rec_str(r, "ssd_dir", get_str(tb[GOBLIN_A_SSD_DIR]));
 	rec_size(r, "ssd_max", get_u64(tb[GOBLIN_A_SSD_MAX]));
 	rec_u64(r, "promotion", get_u32(tb[GOBLIN_A_PROMOTION]));
 	rec_bool(r, "mlock", tb[GOBLIN_A_MLOCK] &&
