@@ -34,6 +34,10 @@ static bool gb_dbg_own_dir;
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
+ *
+ * goblin/maint_period_ms (u32, 0: the default of 2 s, at most one hour) is
+ * the period of the maintenance walk that reclaims dead objects, taken when
+ * the walk re-arms (gb_store_maint_period()).
  */
 #define GB_DBG_BUF	8192
 
@@ -263,6 +267,8 @@ void gb_store_dbg_init(void)
 		gb_dbg_own_dir = true;
 	}
 	debugfs_create_file("store", 0600, gb_dbg_dir, NULL, &gb_dbg_fops);
+	debugfs_create_u32("maint_period_ms", 0600, gb_dbg_dir,
+			   &gb_store_maint_period_ms);
 }
 
 void gb_store_dbg_exit(void)
@@ -273,6 +279,7 @@ void gb_store_dbg_exit(void)
 		put_page(gb_dbg_held);
 	gb_dbg_held = NULL;
 	debugfs_lookup_and_remove("store", gb_dbg_dir);
+	debugfs_lookup_and_remove("maint_period_ms", gb_dbg_dir);
 	if (gb_dbg_own_dir)
 		debugfs_remove(gb_dbg_dir);
 	else

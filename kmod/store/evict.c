@@ -24,6 +24,7 @@ struct workqueue_struct *gb_store_free_wq;	/* deferred frees */
 struct delayed_work gb_store_maint_dwork;	/* periodic: reclaim walk */
 struct delayed_work gb_store_quar_dwork;	/* kicked: quarantine, trim */
 unsigned long gb_store_quar_delay;		/* its current backoff */
+u32 gb_store_maint_period_ms;			/* debugfs; 0: GB_MAINT_PERIOD */
 struct work_struct gb_store_reap_work;
 LLIST_HEAD(gb_store_reap_list);
 atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;	/* debugfs */
@@ -321,13 +322,33 @@ static void gb_trim_blocks(void)
 	}
 }
 
+/**
+ * gb_store_maint_period - delay between two periodic maintenance walks
+ *
+ * GB_MAINT_PERIOD unless the debugfs knob goblin/maint_period_ms says
+ * otherwise (tests: a long period separates what the periodic walk reclaims
+ * from what a lookup's kick does). The knob is read when the work re-arms,
+ * so a new value applies from the walk after the pending one.
+ *
+ * Return: the delay in jiffies.
+ */
+unsigned long gb_store_maint_period(void)
+{
+	u32 ms = READ_ONCE(gb_store_maint_period_ms);
+
+	if (!ms)
+		return GB_MAINT_PERIOD;
+	return msecs_to_jiffies(min_t(u32, ms, GB_MAINT_PERIOD_MAX_MS));
+}
+
 void gb_store_maint_work(struct work_struct *work)
 {
 	gb_store_reclaim(false, false);
 	gb_pool_maint(false);
 	gb_trim_blocks();
 	if (READ_ONCE(gb_store_running))
-		queue_delayed_work(gb_store_wq, &gb_store_maint_dwork, GB_MAINT_PERIOD);
+		queue_delayed_work(gb_store_wq, &gb_store_maint_dwork,
+				   gb_store_maint_period());
 }
 
 /* Kicked maintenance: no index walk (see gb_store_kick_maint()). */

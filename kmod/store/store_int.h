@@ -36,6 +36,7 @@
 #define GB_RAM_HEAD_MAX		SZ_16M
 #define GB_BLOCK_MAX		SZ_1G
 #define GB_MAINT_PERIOD		(2 * HZ)
+#define GB_MAINT_PERIOD_MAX_MS	(60 * 60 * 1000)	/* debugfs maint_period_ms */
 #define GB_KICK_DELAY		(HZ / 20)	/* first quarantine recheck */
 #define GB_EVICT_FRUITLESS	4	/* evictions that freed nothing, per SET */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
@@ -153,6 +154,8 @@ extern struct workqueue_struct *gb_store_free_wq;
 extern struct delayed_work gb_store_maint_dwork;
 extern struct delayed_work gb_store_quar_dwork;
 extern unsigned long gb_store_quar_delay;
+extern u32 gb_store_maint_period_ms;
+unsigned long gb_store_maint_period(void);
 extern struct work_struct gb_store_reap_work;
 extern struct llist_head gb_store_reap_list;
 extern atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;
