@@ -827,14 +827,39 @@ static int gb_tcp_pick_cpu(void)
 	return raw_smp_processor_id();
 }
 
+/* What a refused connection's close drains of its receive queue, at most. */
+#define GB_REFUSE_DRAIN		(16 * 1024)
+
+/*
+ * Answer a connection over max-conns with the protocol's refusal and close
+ * it. A close with unread bytes in the receive queue sends a reset instead
+ * of a FIN (RFC 2525 2.17), which may throw away the refusal before the
+ * client has read it: so the sending side is shut down after the refusal
+ * and what the client has already sent (typically its first request) is
+ * read and dropped, without waiting and at most GB_REFUSE_DRAIN bytes.
+ * Bytes arriving after the close still draw a reset, after the refusal and
+ * the FIN. Process context (the accept work).
+ */
 static void gb_tcp_refuse(struct gb_tcp_listener *l, struct socket *s)
 {
 	const char *msg_text = l->proto ? l->proto->refuse : gb_too_many;
 	struct kvec kv = { (void *)msg_text, strlen(msg_text) };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	char sink[256];
+	int drained = 0, n;
 
 	kernel_sendmsg(s, &msg, &kv, 1, kv.iov_len);
-	kernel_sock_shutdown(s, SHUT_RDWR);
+	kernel_sock_shutdown(s, SHUT_WR);
+	while (drained < GB_REFUSE_DRAIN) {
+		struct msghdr rm = { .msg_flags = MSG_DONTWAIT };
+
+		kv.iov_base = sink;
+		kv.iov_len = sizeof(sink);
+		n = kernel_recvmsg(s, &rm, &kv, 1, sizeof(sink), MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		drained += n;
+	}
 	sock_release(s);
 }
 
