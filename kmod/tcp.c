@@ -1685,5 +1685,4 @@ void gb_tcp_exit(void)
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
-	gb_mc_exec_exit();
 }
