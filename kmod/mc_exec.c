@@ -13,6 +13,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -30,6 +31,50 @@ static time64_t gb_mc_started;
 /* Reported by "stats settings" only: Goblin logs nothing per request. */
 static u32 gb_mc_verbosity;
 static bool gb_mc_detail;
+
+/*
+ * The counters "stats reset" zeroes in memcached 1.6.18 (stats_reset():
+ * the global, per-thread and per-slab-class counters; not curr_items,
+ * bytes, curr_connections or uptime). The store's and transport's
+ * counters are shared with goblinctl and the RDMA transport, so they are
+ * not touched: "stats" reports them less the values they had at the last
+ * reset.
+ */
+enum {
+	GB_MC_R_TOTAL_CONNS,
+	GB_MC_R_REJECTED,
+	GB_MC_R_CMD_GET,
+	GB_MC_R_CMD_SET,
+	GB_MC_R_CMD_FLUSH,
+	GB_MC_R_CMD_TOUCH,
+	GB_MC_R_CMD_META,
+	GB_MC_R_GET_HITS,
+	GB_MC_R_GET_MISSES,
+	GB_MC_R_GET_EXPIRED,
+	GB_MC_R_GET_FLUSHED,
+	GB_MC_R_DELETE_MISSES,
+	GB_MC_R_DELETE_HITS,
+	GB_MC_R_INCR_MISSES,
+	GB_MC_R_INCR_HITS,
+	GB_MC_R_DECR_MISSES,
+	GB_MC_R_DECR_HITS,
+	GB_MC_R_CAS_MISSES,
+	GB_MC_R_CAS_HITS,
+	GB_MC_R_CAS_BADVAL,
+	GB_MC_R_TOUCH_HITS,
+	GB_MC_R_TOUCH_MISSES,
+	GB_MC_R_BYTES_READ,
+	GB_MC_R_BYTES_WRITTEN,
+	GB_MC_R_TOTAL_ITEMS,
+	GB_MC_R_EXPIRED_UNFETCHED,
+	GB_MC_R_EVICTIONS,
+	GB_MC_R_RECLAIMED,
+	GB_MC_R_NR
+};
+
+/* Values at the last "stats reset"; under gb_mc_reset_lock. */
+static u64 gb_mc_reset_base[GB_MC_R_NR];
+static DEFINE_SPINLOCK(gb_mc_reset_lock);
 
 void gb_mc_exec_init(void)
 {
@@ -222,6 +267,73 @@ static bool gb_stats_sub(const struct mc_req *req, const char *name)
 	return req->klen == strlen(name) && !memcmp(req->key, name, req->klen);
 }
 
+/* The resettable counters as the store and transport count them. */
+static void gb_mc_counters(u64 *c, const struct gb_store_stats *st,
+			   const struct gb_xport_stats *tt)
+{
+	c[GB_MC_R_TOTAL_CONNS] = tt->conns_total;
+	c[GB_MC_R_REJECTED] = tt->rejected;
+	c[GB_MC_R_CMD_GET] = atomic64_read(&gb_mc_cmd_get);
+	c[GB_MC_R_CMD_SET] = st->cmd_set;
+	c[GB_MC_R_CMD_FLUSH] = atomic64_read(&gb_mc_cmd_flush);
+	c[GB_MC_R_CMD_TOUCH] = atomic64_read(&gb_mc_cmd_touch);
+	c[GB_MC_R_CMD_META] = atomic64_read(&gb_mc_cmd_meta);
+	c[GB_MC_R_GET_HITS] = st->get_hits;
+	c[GB_MC_R_GET_MISSES] = st->get_misses;
+	c[GB_MC_R_GET_EXPIRED] = st->get_expired;
+	c[GB_MC_R_GET_FLUSHED] = st->get_flushed;
+	c[GB_MC_R_DELETE_MISSES] = st->delete_misses;
+	c[GB_MC_R_DELETE_HITS] = st->delete_hits;
+	c[GB_MC_R_INCR_MISSES] = st->incr_misses;
+	c[GB_MC_R_INCR_HITS] = st->incr_hits;
+	c[GB_MC_R_DECR_MISSES] = st->decr_misses;
+	c[GB_MC_R_DECR_HITS] = st->decr_hits;
+	c[GB_MC_R_CAS_MISSES] = st->cas_misses;
+	c[GB_MC_R_CAS_HITS] = st->cas_hits;
+	c[GB_MC_R_CAS_BADVAL] = st->cas_badval;
+	c[GB_MC_R_TOUCH_HITS] = st->touch_hits;
+	c[GB_MC_R_TOUCH_MISSES] = st->touch_misses;
+	c[GB_MC_R_BYTES_READ] = tt->rx_bytes;
+	c[GB_MC_R_BYTES_WRITTEN] = tt->tx_bytes;
+	c[GB_MC_R_TOTAL_ITEMS] = st->total_items;
+	c[GB_MC_R_EXPIRED_UNFETCHED] = st->expired_unfetched;
+	c[GB_MC_R_EVICTIONS] = st->evictions;
+	c[GB_MC_R_RECLAIMED] = st->reclaimed;
+}
+
+/*
+ * "stats reset": remember the counters' current values. A counter found
+ * below its base later (the transport reports 0 while it is unloaded)
+ * reads 0.
+ */
+static void gb_mc_stats_reset(void)
+{
+	struct gb_store_stats st;
+	struct gb_xport_stats tt;
+	u64 c[GB_MC_R_NR];
+
+	gb_store_get_stats(&st);
+	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &tt);
+	gb_mc_counters(c, &st, &tt);
+	spin_lock(&gb_mc_reset_lock);
+	memcpy(gb_mc_reset_base, c, sizeof(c));
+	spin_unlock(&gb_mc_reset_lock);
+}
+
+/* The resettable counters since the last "stats reset", into @c. */
+static void gb_mc_counters_since_reset(u64 *c, const struct gb_store_stats *st,
+				       const struct gb_xport_stats *tt)
+{
+	unsigned int i;
+
+	gb_mc_counters(c, st, tt);
+	spin_lock(&gb_mc_reset_lock);
+	for (i = 0; i < GB_MC_R_NR; i++)
+		c[i] = c[i] > gb_mc_reset_base[i] ?
+		       c[i] - gb_mc_reset_base[i] : 0;
+	spin_unlock(&gb_mc_reset_lock);
+}
+
 /* "stats settings": memcached's names, for the settings Goblin has. */
 static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
 {
@@ -265,8 +377,10 @@ static int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
 	if (gb_stats_sub(req, "items") || gb_stats_sub(req, "slabs") ||
 	    gb_stats_sub(req, "conns"))
 		return gb_text(sink, "END\r\n", 5);
-	if (gb_stats_sub(req, "reset"))
+	if (gb_stats_sub(req, "reset")) {
+		gb_mc_stats_reset();
 		return gb_text(sink, "RESET\r\n", 7);
+	}
 	if (!gb_stats_sub(req, "settings"))
 		return gb_line(sink, MC_ERR_ERROR);
 	buf = kmalloc(1024, GFP_KERNEL);
@@ -282,6 +396,7 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	struct gb_store_stats st;
 	struct gb_xport_stats tt;
 	size_t size = 4096, off = 0;
+	u64 c[GB_MC_R_NR];
 	char *buf;
 	int err;
 
@@ -293,6 +408,7 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_store_get_stats(&st);
 	/* all 0 while the transport is being unloaded */
 	gb_transport_get_stats(GB_LISTENER_MEMCACHE, &tt);
+	gb_mc_counters_since_reset(c, &st, &tt);
 	gb_mc_stat(buf, size, &off, "pid", "%d", 0);
 	gb_mc_stat(buf, size, &off, "uptime", "%lld",
 		   (s64)(ktime_get_boottime_seconds() - gb_mc_started));
@@ -304,49 +420,70 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_mc_stat(buf, size, &off, "max_connections", "%u", tt.max_conns);
 	gb_mc_stat(buf, size, &off, "curr_connections", "%u", tt.conns);
 	gb_mc_stat(buf, size, &off, "total_connections", "%llu",
-		   tt.conns_total);
+		   c[GB_MC_R_TOTAL_CONNS]);
 	gb_mc_stat(buf, size, &off, "rejected_connections", "%llu",
-		   tt.rejected);
+		   c[GB_MC_R_REJECTED]);
 	gb_mc_stat(buf, size, &off, "write_stall_closes", "%llu",
 		   tt.write_stalls);
 	gb_mc_stat(buf, size, &off, "data_stall_closes", "%llu",
 		   tt.data_stalls);
-	gb_mc_stat(buf, size, &off, "cmd_get", "%lld",
-		   atomic64_read(&gb_mc_cmd_get));
-	gb_mc_stat(buf, size, &off, "cmd_set", "%llu", st.cmd_set);
-	gb_mc_stat(buf, size, &off, "cmd_flush", "%lld",
-		   atomic64_read(&gb_mc_cmd_flush));
-	gb_mc_stat(buf, size, &off, "cmd_touch", "%lld",
-		   atomic64_read(&gb_mc_cmd_touch));
-	gb_mc_stat(buf, size, &off, "cmd_meta", "%lld",
-		   atomic64_read(&gb_mc_cmd_meta));
-	gb_mc_stat(buf, size, &off, "get_hits", "%llu", st.get_hits);
-	gb_mc_stat(buf, size, &off, "get_misses", "%llu", st.get_misses);
-	gb_mc_stat(buf, size, &off, "get_expired", "%llu", st.get_expired);
-	gb_mc_stat(buf, size, &off, "get_flushed", "%llu", st.get_flushed);
-	gb_mc_stat(buf, size, &off, "delete_misses", "%llu", st.delete_misses);
-	gb_mc_stat(buf, size, &off, "delete_hits", "%llu", st.delete_hits);
-	gb_mc_stat(buf, size, &off, "incr_misses", "%llu", st.incr_misses);
-	gb_mc_stat(buf, size, &off, "incr_hits", "%llu", st.incr_hits);
-	gb_mc_stat(buf, size, &off, "decr_misses", "%llu", st.decr_misses);
-	gb_mc_stat(buf, size, &off, "decr_hits", "%llu", st.decr_hits);
-	gb_mc_stat(buf, size, &off, "cas_misses", "%llu", st.cas_misses);
-	gb_mc_stat(buf, size, &off, "cas_hits", "%llu", st.cas_hits);
-	gb_mc_stat(buf, size, &off, "cas_badval", "%llu", st.cas_badval);
-	gb_mc_stat(buf, size, &off, "touch_hits", "%llu", st.touch_hits);
-	gb_mc_stat(buf, size, &off, "touch_misses", "%llu", st.touch_misses);
-	gb_mc_stat(buf, size, &off, "bytes_read", "%llu", tt.rx_bytes);
-	gb_mc_stat(buf, size, &off, "bytes_written", "%llu", tt.tx_bytes);
+	gb_mc_stat(buf, size, &off, "cmd_get", "%llu",
+		   c[GB_MC_R_CMD_GET]);
+	gb_mc_stat(buf, size, &off, "cmd_set", "%llu",
+		   c[GB_MC_R_CMD_SET]);
+	gb_mc_stat(buf, size, &off, "cmd_flush", "%llu",
+		   c[GB_MC_R_CMD_FLUSH]);
+	gb_mc_stat(buf, size, &off, "cmd_touch", "%llu",
+		   c[GB_MC_R_CMD_TOUCH]);
+	gb_mc_stat(buf, size, &off, "cmd_meta", "%llu",
+		   c[GB_MC_R_CMD_META]);
+	gb_mc_stat(buf, size, &off, "get_hits", "%llu",
+		   c[GB_MC_R_GET_HITS]);
+	gb_mc_stat(buf, size, &off, "get_misses", "%llu",
+		   c[GB_MC_R_GET_MISSES]);
+	gb_mc_stat(buf, size, &off, "get_expired", "%llu",
+		   c[GB_MC_R_GET_EXPIRED]);
+	gb_mc_stat(buf, size, &off, "get_flushed", "%llu",
+		   c[GB_MC_R_GET_FLUSHED]);
+	gb_mc_stat(buf, size, &off, "delete_misses", "%llu",
+		   c[GB_MC_R_DELETE_MISSES]);
+	gb_mc_stat(buf, size, &off, "delete_hits", "%llu",
+		   c[GB_MC_R_DELETE_HITS]);
+	gb_mc_stat(buf, size, &off, "incr_misses", "%llu",
+		   c[GB_MC_R_INCR_MISSES]);
+	gb_mc_stat(buf, size, &off, "incr_hits", "%llu",
+		   c[GB_MC_R_INCR_HITS]);
+	gb_mc_stat(buf, size, &off, "decr_misses", "%llu",
+		   c[GB_MC_R_DECR_MISSES]);
+	gb_mc_stat(buf, size, &off, "decr_hits", "%llu",
+		   c[GB_MC_R_DECR_HITS]);
+	gb_mc_stat(buf, size, &off, "cas_misses", "%llu",
+		   c[GB_MC_R_CAS_MISSES]);
+	gb_mc_stat(buf, size, &off, "cas_hits", "%llu",
+		   c[GB_MC_R_CAS_HITS]);
+	gb_mc_stat(buf, size, &off, "cas_badval", "%llu",
+		   c[GB_MC_R_CAS_BADVAL]);
+	gb_mc_stat(buf, size, &off, "touch_hits", "%llu",
+		   c[GB_MC_R_TOUCH_HITS]);
+	gb_mc_stat(buf, size, &off, "touch_misses", "%llu",
+		   c[GB_MC_R_TOUCH_MISSES]);
+	gb_mc_stat(buf, size, &off, "bytes_read", "%llu",
+		   c[GB_MC_R_BYTES_READ]);
+	gb_mc_stat(buf, size, &off, "bytes_written", "%llu",
+		   c[GB_MC_R_BYTES_WRITTEN]);
 	gb_mc_stat(buf, size, &off, "limit_maxbytes", "%llu", st.memory_limit);
 	gb_mc_stat(buf, size, &off, "threads", "%u",
 		   gb_param_cores ? gb_param_cores : num_online_cpus());
 	gb_mc_stat(buf, size, &off, "bytes", "%llu", st.bytes);
 	gb_mc_stat(buf, size, &off, "curr_items", "%llu", st.curr_items);
-	gb_mc_stat(buf, size, &off, "total_items", "%llu", st.total_items);
+	gb_mc_stat(buf, size, &off, "total_items", "%llu",
+		   c[GB_MC_R_TOTAL_ITEMS]);
 	gb_mc_stat(buf, size, &off, "expired_unfetched", "%llu",
-		   st.expired_unfetched);
-	gb_mc_stat(buf, size, &off, "evictions", "%llu", st.evictions);
-	gb_mc_stat(buf, size, &off, "reclaimed", "%llu", st.reclaimed);
+		   c[GB_MC_R_EXPIRED_UNFETCHED]);
+	gb_mc_stat(buf, size, &off, "evictions", "%llu",
+		   c[GB_MC_R_EVICTIONS]);
+	gb_mc_stat(buf, size, &off, "reclaimed", "%llu",
+		   c[GB_MC_R_RECLAIMED]);
 	gb_mc_stat(buf, size, &off, "tail_io_errors", "%llu",
 		   st.tail_io_errors);
 	gb_mc_stat(buf, size, &off, "tail_wb_errors", "%llu",

@@ -556,6 +556,20 @@ def build_script(big=True, evict_total=48 * MIB, evict_item=200 * KIB):
     add(sec, b"stats sizes\r\n")
     add(sec, b"stats nosuch\r\n")
     add(sec, b"stats reset\r\n")
+    # the counters memcached resets start again from 0
+    add(sec, b"set rs 0 0 1\r\nx\r\n")
+    add(sec, b"get rs rs2\r\n")
+    add(sec, b"delete rs2\r\n")
+    add(sec, b"incr rs2 1\r\n")
+    add(sec, b"touch rs 0\r\n")
+    for name in ("cmd_get", "get_hits", "get_misses", "cmd_set",
+                 "total_items", "delete_hits", "delete_misses",
+                 "incr_misses", "cmd_touch", "touch_hits", "cmd_flush",
+                 "total_connections"):
+        add(sec, b"stats\r\n", cmp="stat:" + name)
+    add(sec, b"stats reset\r\n")
+    for name in ("cmd_get", "get_hits", "cmd_set", "total_items"):
+        add(sec, b"stats\r\n", cmp="stat:" + name)
     add(sec, b"verbosity 1\r\n")
     add(sec, b"stats settings\r\n", cmp="stat:verbosity")
     add(sec, b"verbosity 0 noreply\r\n")
