@@ -645,7 +645,7 @@ static int rd_crc_end(struct gb_rdma *r, const struct rd_crc *k)
 	}
 	r->c.crc.mismatched++;
 	return gb_fail(&r->c, GB_ECRC,
-		       "value failed its CRC check (received %08x, server's %08x)",
+		       "the bytes received have CRC-32C %08x, the server's is %08x",
 		       ~k->run, k->crc);
 }
 
