@@ -682,6 +682,24 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 	return res;
 }
 
+/*
+ * Compute @obj's CRC before it is published (gb_obj_seal()). When that
+ * fails (its tail cannot be read back), the object is dropped and, as for
+ * a tail lost to a writeback error, a failed SET leaves no older value of
+ * the key behind. Consumes the reference on failure.
+ */
+static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode)
+{
+	int err = gb_obj_seal(obj);
+
+	if (err) {
+		if (mode == GB_MODE_SET)
+			gb_store_drop(obj->key, obj->klen);
+		gb_obj_put(obj);
+	}
+	return err;
+}
+
 /**
  * gb_store_commit - publish an object
  * @obj:  object from gb_obj_alloc(), fully written
@@ -708,11 +726,9 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, cas,
 				       cas_out);
-	res = gb_obj_seal(obj);
-	if (res) {
-		gb_obj_put(obj);
+	res = gb_store_seal(obj, mode);
+	if (res)
 		return res;
-	}
 	if (mode != GB_MODE_CAS_STALE)
 		return __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
 	/* it copies the old object's TTL and win token: see gb_rmw_lock */
@@ -740,11 +756,9 @@ int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
 	gb_stat_inc(GB_ST_CMD_SET);
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, 0, NULL);
-	err = gb_obj_seal(obj);
-	if (err) {
-		gb_obj_put(obj);
+	err = gb_store_seal(obj, mode);
+	if (err)
 		return err;
-	}
 	return __gb_store_commit(obj, mode, cas, true, NULL, replaced);
 }
 
