@@ -397,6 +397,27 @@ int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
 }
 
 /**
+ * gb_crc_verify() - turn the value CRC checks of a connection off or on
+ * @c:  connection
+ * @on: 0: stop checking (values count as unverified), else check again
+ *
+ * The server keeps sending the CRCs it agreed to send at connect; only the
+ * client's work (a CRC pass over every value) is saved.
+ *
+ * Return: the previous setting (1 checking, 0 not) or -GB_EINVAL.
+ */
+int gb_crc_verify(struct gb_conn *c, int on)
+{
+	int was;
+
+	if (!c)
+		return -GB_EINVAL;
+	was = !c->crc_skip;
+	c->crc_skip = !on;
+	return was;
+}
+
+/**
  * gb_get_copy() - fetch a whole value into a caller buffer
  * @c:      connection
  * @key:    key bytes

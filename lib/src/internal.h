@@ -59,6 +59,7 @@ struct gb_backend {
  * @timeout_ms: per-operation I/O timeout (negative: none)
  * @ts:         timestamps of the last request
  * @crc:        value CRC check counters (gb_crc_stats())
+ * @crc_skip:   value CRCs are not checked (gb_crc_verify(c, 0))
  * @err:        message of the last failure
  *
  * Backends embed this as the first member of their own structure.
@@ -69,6 +70,7 @@ struct gb_conn {
 	int timeout_ms;
 	struct gb_timestamps ts;
 	struct gb_crc_stats crc;
+	bool crc_skip;
 	char err[GB_ERRMSG_LEN];
 };
 

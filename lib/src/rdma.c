@@ -27,13 +27,14 @@
  * owns, chunk offsets must be contiguous and stay within the announced
  * value length.
  *
- * Value CRCs (protocol 3.1, gb_connect_opts.crc): the client sets
+ * Value CRCs (protocol 3.1): the client always sets
  * GB_RDMA_CONNECT_CRC; a server that knows it says so in accept.flags and
  * then sends the CRC-32C of every value stored with one in VALUE and in
  * the value's last BULK. Each chunk is added to a running CRC when its
  * BULK is taken, before the application sees it; the last chunk of a
  * value whose CRC does not match is not handed out: the get fails with
- * GB_ECRC (the connection stays usable). The CRC is ISA-L's crc32_iscsi(),
+ * GB_ECRC (the connection stays usable); gb_crc_verify(c, 0) skips the
+ * computation (the fields are still parsed). The CRC is ISA-L's crc32_iscsi(),
  * which like the kernel's crc32c() neither seeds nor inverts: the
  * protocol's CRC is ~crc32_iscsi(bytes, len, ~0). A server of revision 3.0
  * rejects the flag with REJ_VERSION: we connect again without it.
@@ -89,12 +90,14 @@ struct rd_ev {
 
 /**
  * struct rd_crc - CRC check of one value being received
- * @want: the value has a CRC to check (VALUE had GB_RDMA_VALUE_CRC)
- * @crc:  the CRC the server sent
- * @run:  raw CRC-32C of the bytes received so far (seed ~0)
+ * @sent:  the value has a CRC (VALUE had GB_RDMA_VALUE_CRC)
+ * @check: and we check it (not turned off by gb_crc_verify())
+ * @crc:   the CRC the server sent
+ * @run:   raw CRC-32C of the bytes received so far (seed ~0)
  */
 struct rd_crc {
-	bool want;
+	bool sent;
+	bool check;
 	uint32_t crc;
 	uint32_t run;
 };
@@ -599,7 +602,8 @@ static int rd_bulk_ok(struct gb_rdma *r, const struct rd_ev *ev,
 static void rd_crc_start(const struct gb_rdma *r, struct rd_crc *k,
 			 const struct rd_ev *ev)
 {
-	k->want = r->crc_on && (ev->rec.u.value.vflags & GB_RDMA_VALUE_CRC);
+	k->sent = r->crc_on && (ev->rec.u.value.vflags & GB_RDMA_VALUE_CRC);
+	k->check = k->sent && !r->c.crc_skip;
 	k->crc = ev->rec.u.value.crc;
 	k->run = ~0u;
 }
@@ -617,13 +621,13 @@ static int rd_crc_chunk(struct gb_rdma *r, struct rd_crc *k,
 
 	if (!r->crc_on)
 		return 0;
-	if (k->want)
+	if (k->check)
 		k->run = crc32_iscsi((unsigned char *)data, (int)b->len,
 				     k->run);
 	if (!(b->flags & GB_RDMA_BULK_LAST))
 		return 0;
 	has = b->flags & GB_RDMA_BULK_CRC;
-	if (has != k->want || (has && b->crc != k->crc))
+	if (has != k->sent || (has && b->crc != k->crc))
 		return gb_fatal(&r->c, GB_EPROTO,
 				"last BULK and VALUE disagree on the value's CRC");
 	return 0;
@@ -635,7 +639,7 @@ static int rd_crc_chunk(struct gb_rdma *r, struct rd_crc *k,
  */
 static int rd_crc_end(struct gb_rdma *r, const struct rd_crc *k)
 {
-	if (!k->want) {
+	if (!k->check) {
 		r->c.crc.unverified++;
 		return 0;
 	}
@@ -1595,12 +1599,12 @@ fail:
 int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		    char *err, size_t errlen)
 {
-	bool crc = o->crc >= 0, old_server = false;
+	bool old_server = false;
 	int ret;
 
-	ret = rd_connect(o, crc, connp, err, errlen, &old_server);
+	ret = rd_connect(o, true, connp, err, errlen, &old_server);
 	/* a server of revision 3.0 refuses the CRC flag: do without CRCs */
-	if (ret == -GB_EREJECTED && crc && old_server)
+	if (ret == -GB_EREJECTED && old_server)
 		ret = rd_connect(o, false, connp, err, errlen, &old_server);
 	return ret;
 }

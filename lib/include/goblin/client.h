@@ -91,13 +91,6 @@ enum gb_error {
  *               0 = library default (GB_SPIN_US_DEFAULT), negative = never
  *               spin (always sleep). Spinning trades a CPU for lower
  *               latency.
- * @crc:         RDMA: 0 (default) = ask the server for the CRC-32C of
- *               every value it stored with one (server store setting crc)
- *               and check the received bytes against it: a mismatch fails
- *               the get with -GB_ECRC; negative = do not ask, check
- *               nothing (the server then sends no CRCs). A server too old
- *               to know CRCs is connected to without them.
- *
  * Call gb_connect_opts_init() first so new fields get defaults. Fields
  * are only ever appended (see the ABI note at the top).
  */
@@ -112,7 +105,6 @@ struct gb_connect_opts {
 	uint32_t set_max;
 	int timeout_ms;
 	int spin_us;
-	int crc;
 };
 
 /* Default RDMA busy-poll period before sleeping (see gb_connect_opts). */
@@ -191,13 +183,22 @@ static inline int gb_view_last(const struct gb_view *v)
 typedef void (*gb_chunk_fn)(void *arg, size_t idx, int status,
 			    const struct gb_view *v);
 
+/*
+ * Value CRCs: an RDMA connection asks the server for the CRC-32C of every
+ * value it stored with one (server store setting crc) and checks the bytes
+ * it receives against it; a value that does not match fails with -GB_ECRC
+ * and is not shown. A server too old to know CRCs is connected to without
+ * them. gb_crc_verify(c, 0) stops the checks on @c (gb_crc_verify(c, 1)
+ * resumes them) and returns the previous setting (1 or 0) or -GB_EINVAL.
+ */
+
 /**
  * struct gb_crc_stats - value CRC checks on one connection
  * @verified:   values whose bytes matched the CRC the server sent
  * @mismatched: values whose bytes did not (their gets failed -GB_ECRC)
  * @unverified: values received complete without a CRC to check (stored
- *              with the server's crc setting off, CRCs not asked for, or
- *              a server without CRCs)
+ *              with the server's crc setting off, a server without CRCs,
+ *              or checks turned off with gb_crc_verify())
  * @active:     1 when the server agreed to send CRCs on this connection
  *
  * Only RDMA connections carry CRCs; on a TCP connection all are 0.
@@ -221,6 +222,7 @@ int gb_view_next_sz(struct gb_view *v, size_t size);
 void gb_release_sz(struct gb_view *v, size_t size);
 int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
 		    size_t size);
+int gb_crc_verify(struct gb_conn *c, int on);
 
 /* Version of the library in use (GB_VERSION_* give the headers'). */
 const char *gb_version(void);

@@ -794,34 +794,25 @@ static void test_crc_bad(const struct target *t, const struct target *tt,
 		    "crc: incr of a corrupted value refused (%s)", reply);
 	}
 
-	/* a client that does not ask: no CRC on the wire, bytes as stored */
-	{
-		struct gb_connect_opts o;
-
-		gb_connect_opts_init(&o);
-		o.transport = t->t;
-		o.host = t->host;
-		o.port = t->port;
-		o.bind_host = bind_host;
-		o.timeout_ms = 30000;
-		o.crc = -1;
-		ret = gb_connect(&o, &oc);
-		tap(!ret, "crc: connect without asking for CRCs (%s)",
-		    gb_errmsg(NULL));
-		if (ret)
-			return;
-		s0 = crc_stats(oc);
-		fill(a, 4096, 71);
-		ret = gb_get_copy(oc, "lt-crc-bad", 10, b, 4096, &vlen, NULL,
-				  NULL);
-		s1 = crc_stats(oc);
-		good = !memcmp(a, b, 4096);
-		tap(!ret && !good && vlen == 4096 && !s1.active &&
-		    s1.unverified == s0.unverified + 1 && !s1.mismatched,
-		    "crc: opted-out client: inactive, damaged bytes returned unchecked (%s)",
-		    gb_strerror(ret));
-		gb_close(oc);
-	}
+	/* the opt-out: no check, the bytes as stored; then checks again */
+	if (conn(t, &oc))
+		return;
+	r2 = gb_crc_verify(oc, 0);
+	s0 = crc_stats(oc);
+	fill(a, 4096, 71);
+	ret = gb_get_copy(oc, "lt-crc-bad", 10, b, 4096, &vlen, NULL, NULL);
+	s1 = crc_stats(oc);
+	good = !memcmp(a, b, 4096);
+	tap(r2 == 1 && !ret && !good && vlen == 4096 && s1.active &&
+	    s1.unverified == s0.unverified + 1 && !s1.mismatched,
+	    "crc: gb_crc_verify(c, 0): damaged bytes returned unchecked (%s)",
+	    gb_strerror(ret));
+	r2 = gb_crc_verify(oc, 1);
+	ret = gb_get_copy(oc, "lt-crc-bad", 10, b, 4096, &vlen, NULL, NULL);
+	tap(r2 == 0 && ret == -GB_ECRC,
+	    "crc: gb_crc_verify(c, 1): checked again -> ECRC (%s)",
+	    gb_strerror(ret));
+	gb_close(oc);
 }
 
 static void test_crc(const struct target *t, const struct target *tt,
