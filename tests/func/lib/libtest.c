@@ -3,7 +3,7 @@
  * Functional tests of libgoblin against a live server; TAP on stdout.
  *
  *   libtest [-T HOST:PORT] [-R HOST:PORT] [-b BIND] [-m MAXSIZE] [-q QPS]
- *           [-C GOBLINCTL] [-S SKIPREASON]...
+ *           [-C GOBLINCTL] [-M HOST:PORT] [-S SKIPREASON]...
  *
  * -T tests the memcache TCP transport, -R the RDMA transport; with both,
  * values written over one are read back over the other. -b is the local
@@ -13,6 +13,8 @@
  * RDMA server is the local goblin.ko; GOBLINCTL is the goblinctl to
  * configure it with) adds the value CRC tests: they switch the store
  * setting crc and damage stored values through the store's debugfs file.
+ * -M is a mockrdma behaving as a protocol 3.0 server (it refuses the CRC
+ * connect flag): the library must connect again without CRCs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +48,7 @@ static size_t max_size = GB_VALUE_MAX;
 static const char *bind_host;
 static unsigned int nprocs = 8;
 static const char *goblinctl;
+static struct target old_srv;	/* -M */
 
 /* Deterministic content: byte i of value (seed) is a function of both. */
 static void fill(char *buf, size_t len, uint64_t seed)
@@ -815,6 +818,33 @@ static void test_crc_bad(const struct target *t, const struct target *tt,
 	gb_close(oc);
 }
 
+/* A 3.0 server refuses the CRC flag: connect again without, no CRCs. */
+static void test_crc_old_server(const struct target *t, char *a, char *b)
+{
+	struct gb_crc_stats st;
+	struct gb_conn *c;
+	size_t vlen;
+	int ret;
+
+	ret = conn(t, &c);
+	tap(!ret, "crc: a 3.0 server (refuses connect flags): connected (%s)",
+	    ret ? gb_errmsg(NULL) : "without CRCs");
+	if (ret)
+		return;
+	st = crc_stats(c);
+	tap(!st.active, "crc: 3.0 server: CRCs inactive");
+	fill(a, 5000, 90);
+	ret = gb_set(c, "lt-crc-old", 10, a, 5000, 0, 0);
+	if (!ret)
+		ret = gb_get_copy(c, "lt-crc-old", 10, b, 5000, &vlen, NULL,
+				  NULL);
+	st = crc_stats(c);
+	tap(!ret && vlen == 5000 && !memcmp(a, b, 5000) &&
+	    st.unverified == 1 && !st.verified && !st.mismatched,
+	    "crc: 3.0 server: values work, unverified (%s)", gb_strerror(ret));
+	gb_close(c);
+}
+
 static void test_crc(const struct target *t, const struct target *tt,
 		     char *a, char *b)
 {
@@ -893,7 +923,7 @@ int main(int argc, char **argv)
 	char *a, *b;
 	int opt, i, child_id = -1;
 
-	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:")) != -1) {
 		switch (opt) {
 		case 'T':
 			parse_target(&tgt[0], GB_TRANSPORT_TCP, optarg);
@@ -916,12 +946,15 @@ int main(int argc, char **argv)
 		case 'C':
 			goblinctl = optarg;
 			break;
+		case 'M':
+			parse_target(&old_srv, GB_TRANSPORT_RDMA, optarg);
+			break;
 		case 'S':
 			skip("", optarg);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-S WHY]\n");
+				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-S WHY]\n");
 			return 2;
 		}
 	}
@@ -954,6 +987,8 @@ int main(int argc, char **argv)
 		test_crc(&tgt[1], &tgt[0], a, b);
 	else if (tgt[1].on)
 		skip("crc: value CRC tests", "no -C: not the local goblin.ko");
+	if (old_srv.on)
+		test_crc_old_server(&old_srv, a, b);
 	for (i = 0; i < 2; i++)
 		gb_close(c[i]);
 	printf("1..%u\n", ntest);
