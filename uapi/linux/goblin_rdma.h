@@ -130,8 +130,9 @@
  *    it supports. New record types may be added in a new minor revision of
  *    the same version only if the client asked for them via connect.flags;
  *    reserved fields must be sent as zero. Reserved fields of records are
- *    ignored on receipt; non-zero connect.flags or reserved bytes of the
- *    connect data are rejected with GB_RDMA_REJ_VERSION.
+ *    ignored on receipt; connect.flags bits of no revision the server
+ *    knows, and non-zero reserved bytes of the connect data, are rejected
+ *    with GB_RDMA_REJ_VERSION.
  *
  *    Minor revisions (each one a connect.flags bit; a server that knows
  *    the bit answers with the same bit in accept.flags, a server of an
