@@ -581,39 +581,40 @@ bool gb_obj_linked(const struct gb_obj *obj)
 
 /*
  * Fill @obj with @old's value and @add's, in that order or (@prepend) the
- * other. With the store setting crc on, the CRC of @obj is computed from
- * the bytes as they are copied, in @obj's order, and @old's part is checked
- * against @old's CRC on the way: a stored value whose bytes no longer match
- * its CRC (corrupted in memory or on the SSD) is never re-blessed with a
- * fresh CRC over the bad bytes, the append/prepend fails with -EBADMSG and
- * leaves the old object (and its CRC, which still exposes the damage) in
- * place. An old value stored while crc was off has no CRC to check it
- * against: the result then gets none either.
+ * other. If @old has a CRC, its part is checked against it on the way,
+ * whatever the store setting crc is now: a stored value whose bytes no
+ * longer match its CRC (corrupted in memory or on the SSD) is never
+ * re-blessed with a fresh CRC over the bad bytes, nor stripped of the CRC
+ * that exposes the damage; the append/prepend fails with -EBADMSG and
+ * leaves the old object in place. With crc on, the result gets the CRC of
+ * the bytes as they are copied, in @obj's order. An old value stored while
+ * crc was off has no CRC to check it against: the result then gets none
+ * either.
  */
 static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
 			  struct gb_obj *add, bool prepend)
 {
-	bool crc = gb_store_get_crc();
+	bool check = old->has_crc;
 	u32 run = ~0U, own = ~0U;
 	int res;
 
 	obj->has_crc = false;
 	if (prepend) {
 		res = gb_obj_copy_crc(obj, 0, add, 0, add->len,
-				      crc ? &run : NULL, NULL);
+				      check ? &run : NULL, NULL);
 		if (!res)
 			res = gb_obj_copy_crc(obj, add->len, old, 0, old->len,
-					      crc ? &run : NULL,
-					      crc ? &own : NULL);
+					      check ? &run : NULL,
+					      check ? &own : NULL);
 	} else {
 		res = gb_obj_copy_crc(obj, 0, old, 0, old->len,
-				      crc ? &run : NULL, NULL);
+				      check ? &run : NULL, NULL);
 		own = run;
 		if (!res)
 			res = gb_obj_copy_crc(obj, old->len, add, 0, add->len,
-					      crc ? &run : NULL, NULL);
+					      check ? &run : NULL, NULL);
 	}
-	if (res || !crc || !old->has_crc)
+	if (res || !check)
 		return res;
 	if (~own != old->crc) {
 		pr_warn_ratelimited("%s of a value whose bytes fail its CRC (%08x, stored %08x): refused\n",
@@ -621,8 +622,10 @@ static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
 				    old->crc);
 		return -EBADMSG;
 	}
-	obj->crc = ~run;
-	obj->has_crc = true;
+	if (gb_store_get_crc()) {
+		obj->crc = ~run;
+		obj->has_crc = true;
+	}
 	return 0;
 }
 
@@ -960,9 +963,8 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 			ret = -EINVAL;
 		else if (cas && READ_ONCE(old->cas) != cas)
 			ret = GB_EXISTS;
-		else if (gb_store_get_crc() &&
-			 gb_obj_crc_check(old) == -EBADMSG)
-			ret = -EBADMSG;	/* never re-bless bad bytes */
+		else if (gb_obj_crc_check(old) == -EBADMSG)
+			ret = -EBADMSG;	/* never re-bless bad bytes, crc on or off */
 		else
 			ret = gb_parse_counter(old, &v);
 		if (ret) {

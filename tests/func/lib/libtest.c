@@ -795,6 +795,27 @@ static void test_crc_bad(const struct target *t, const struct target *tt,
 				    sizeof(reply));
 		tap(!ret && !r2 && !strcmp(reply, refused),
 		    "crc: incr of a corrupted value refused (%s)", reply);
+		/*
+		 * With the setting off since, the old value's CRC is still
+		 * checked: a result without a CRC would hide the damage.
+		 */
+		r2 = -1;
+		if (!crc_setting(false))
+			r2 = mc_cmd(tt, "append lt-crc-bad 0 0 2\r\n", "zz",
+				    2, reply, sizeof(reply));
+		ret = gb_get_copy(c, "lt-crc-bad", 10, b, 8192, &vlen, NULL,
+				  NULL);
+		tap(!r2 && !strcmp(reply, refused) && ret == -GB_ECRC,
+		    "crc: crc off, append to a corrupted value still refused, damage still detected (%s; get: %s)",
+		    reply, gb_strerror(ret));
+		r2 = -1;
+		if (!crc_setting(false))
+			r2 = mc_cmd(tt, "incr lt-crc-n2 1\r\n", NULL, 0,
+				    reply, sizeof(reply));
+		tap(!r2 && !strcmp(reply, refused),
+		    "crc: crc off, incr of a corrupted value still refused (%s)",
+		    reply);
+		crc_setting(true);
 	}
 
 	/* the opt-out: no check, the bytes as stored; then checks again */
