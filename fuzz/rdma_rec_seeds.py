@@ -31,6 +31,14 @@ seeds = {
     'error': hdr(0x94, struct.pack('<II', 1, 0) + b'bad key\0'),
     'connect': struct.pack('<IHHIHHIIQQ16x', 0x33524247, 3, 0, 65536, 8,
                            64, 0x1234, 0, 0x7f0000000000, 8 << 20),
+    # revision 3.1: value CRCs asked for (connect.flags CRC), VALUE with
+    # vflags CRC and its crc, the last BULK with LAST|CRC and the same crc
+    'connect_crc': struct.pack('<IHHIHHIIQQ16x', 0x33524247, 3, 1, 65536,
+                               8, 64, 0x1234, 0, 0x7f0000000000, 8 << 20),
+    'value_crc': hdr(0x90, struct.pack('<HBBIQQII', 1, 3, 1, 0, 9, 9,
+                                       0xe3069283, 0) + b'foo'),
+    'bulk_crc': hdr(0x91, struct.pack('<HHIQH2xI', 2, 3, 9, 0, 1,
+                                      0xe3069283)),
 }
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -95,4 +95,9 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("Goblin Store developers");
 MODULE_DESCRIPTION("Goblin Store: large-object cache over RDMA and memcache");
 MODULE_VERSION(GB_VERSION);
+/*
+ * crc32c() (store setting crc) comes from libcrc32c (CONFIG_LIBCRC32C, m in
+ * Debian's 6.1 and 6.12): a symbol dependency, which modprobe resolves by
+ * itself; a plain insmod needs "modprobe libcrc32c" first.
+ */
 MODULE_SOFTDEP("pre: ib_core rdma_cm");

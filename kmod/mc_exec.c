@@ -23,6 +23,13 @@
 #include "mc_exec.h"
 #include "trace.h"
 
+/*
+ * append/prepend/incr/decr on a value whose bytes fail the CRC it was
+ * stored with (store setting crc, kmod/store/index.c): refused, the value
+ * stays as it is.
+ */
+#define GB_MC_ERR_BAD_CRC	"SERVER_ERROR stored value fails its CRC check"
+
 static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_flush = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_touch = ATOMIC64_INIT(0);
@@ -835,6 +842,8 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 	if (ret == -EINVAL)
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
+	if (ret == -EBADMSG)
+		return gb_line(sink, GB_MC_ERR_BAD_CRC);
 	if (ret == GB_NOT_FOUND)
 		return gb_meta_reply(sink, "NF", req, false);
 	if (ret == GB_EXISTS)
@@ -946,6 +955,8 @@ static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
 		return gb_line(sink, "NOT_FOUND");
 	case -EINVAL:
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
+	case -EBADMSG:
+		return gb_line(sink, GB_MC_ERR_BAD_CRC);
 	default:
 		return gb_line(sink, "SERVER_ERROR out of memory");
 	}
@@ -1206,6 +1217,8 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 	if (ret < 0) {
 		if (op->noreply && !is_meta)
 			return 0;
+		if (ret == -EBADMSG)
+			return gb_line(sink, GB_MC_ERR_BAD_CRC);
 		return gb_line(sink, ret == -E2BIG ? MC_ERR_TOO_LARGE :
 			       MC_ERR_NO_MEMORY);
 	}

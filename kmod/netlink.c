@@ -122,6 +122,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_CORES] = NLA_POLICY_MAX(NLA_U32, 4096),
 	[GOBLIN_A_RDMA_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 	[GOBLIN_A_ITEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_item_max),
+	[GOBLIN_A_CRC] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -346,7 +347,8 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u8(msg, GOBLIN_A_MLOCK, gb_store_get_mlock()) ||
 	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores) ||
 	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns()) ||
-	    nla_put_u32(msg, GOBLIN_A_ITEM_MAX, cfg.item_max)) {
+	    nla_put_u32(msg, GOBLIN_A_ITEM_MAX, cfg.item_max) ||
+	    nla_put_u8(msg, GOBLIN_A_CRC, gb_store_get_crc())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -448,6 +450,9 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 	WRITE_ONCE(gb_param_cores, cores);
 	if (tb[GOBLIN_A_RDMA_MAX_CONNS])
 		gb_nl_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
+	/* values written from now on; stored ones keep their CRC or none */
+	if (tb[GOBLIN_A_CRC])
+		gb_store_set_crc(nla_get_u8(tb[GOBLIN_A_CRC]));
 	return 0;
 }
 

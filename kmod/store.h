@@ -40,6 +40,11 @@ struct gb_obj_priv;
  * @flags:   client flags (memcache 32-bit flags)
  * @cas:     64-bit CAS unique
  * @exptime: absolute expiry in seconds of ktime_get_real_seconds(), 0 = never
+ * @crc:     CRC-32C (Castagnoli, the iSCSI one: seed ~0, result inverted)
+ *           of the value, valid when @has_crc
+ * @has_crc: the store computed @crc when the value was written (store
+ *           setting crc on); both are set before the object is published
+ *           and never change afterwards
  * @klen:    key length
  * @key:     key bytes (not NUL terminated)
  *
@@ -53,6 +58,8 @@ struct gb_obj {
 	u64 cas;
 	s64 exptime;
 	struct gb_obj_priv *priv;
+	u32 crc;
+	bool has_crc;
 	u8 klen;
 	char key[GB_KEY_MAX + 1];
 };
@@ -110,6 +117,13 @@ struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
 				 s64 exptime, u64 len, int node);
 /* Fill value bytes [off, off + len). May sleep. */
 int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len);
+/*
+ * Set @obj's CRC-32C from its bytes when the store setting crc is on (else
+ * leave it without one). Called by gb_store_commit() and friends for every
+ * object they publish; a transport never needs to. Process context, may
+ * sleep (tail bytes); 0 or a tail read error.
+ */
+int gb_obj_seal(struct gb_obj *obj);
 /* Copy value bytes from another object (append/prepend). May sleep. */
 int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 		u64 src_off, u64 len);
@@ -347,6 +361,12 @@ int gb_store_set_mlock(bool on, struct netlink_ext_ack *extack);
 bool gb_store_get_mlock(void);
 int gb_store_set_promotion(u32 hits, struct netlink_ext_ack *extack);
 u32 gb_store_get_promotion(void);
+/*
+ * Store setting crc: compute the CRC-32C of every value written from then
+ * on (objects stored while it was off keep having none). Any context.
+ */
+void gb_store_set_crc(bool on);
+bool gb_store_get_crc(void);
 
 /* Iterate objects for dumps: visit from *@cursor, return next cursor. */
 typedef int (*gb_store_visit_fn)(struct gb_obj *obj, void *arg);

@@ -172,9 +172,11 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 
 		rec->u.value.key_index = gbr_le16(v->key_index);
 		rec->u.value.klen = v->klen;
+		rec->u.value.vflags = v->vflags;
 		rec->u.value.flags = gbr_le32(v->flags);
 		rec->u.value.bytes = gbr_le64(v->bytes);
 		rec->u.value.cas = gbr_le64(v->cas);
+		rec->u.value.crc = gbr_le32(v->crc);
 		rec->u.value.key = (const char *)v->key;
 		if (rec->u.value.key_index >= GB_RDMA_GET_MAX_KEYS)
 			return GB_RDMA_PARSE_FATAL;
@@ -188,6 +190,7 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		rec->u.bulk.len = gbr_le32(b->len);
 		rec->u.bulk.offset = gbr_le64(b->offset);
 		rec->u.bulk.key_index = gbr_le16(b->key_index);
+		rec->u.bulk.crc = gbr_le32(b->crc);
 		if (rec->u.bulk.window >= GB_RDMA_MAX_WINDOWS ||
 		    rec->u.bulk.len == 0 || rec->u.bulk.len > GB_RDMA_WINDOW_MAX)
 			return GB_RDMA_PARSE_FATAL;
@@ -284,6 +287,7 @@ enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
 		return GB_RDMA_REJ_MAGIC;
 	if (gbr_le16(c.version) != GB_RDMA_VERSION)
 		return GB_RDMA_REJ_VERSION;
+	geom->flags = gbr_le16(c.flags);
 	geom->window_size = gbr_le32(c.window_size);
 	geom->window_count = gbr_le16(c.window_count);
 	geom->credits = gbr_le16(c.credits);
@@ -303,8 +307,8 @@ enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
 	if (geom->credits < GB_RDMA_CREDITS_MIN ||
 	    geom->credits > GB_RDMA_CREDITS_MAX)
 		return GB_RDMA_REJ_CREDITS;
-	if (c.flags || c.reserved0 || !gb_rdma_zero(c.reserved,
-						    sizeof(c.reserved)))
+	if ((geom->flags & ~GB_RDMA_CONNECT_FLAGS) || c.reserved0 ||
+	    !gb_rdma_zero(c.reserved, sizeof(c.reserved)))
 		return GB_RDMA_REJ_VERSION;
 	return GB_RDMA_REJ_NONE;
 }
@@ -320,6 +324,7 @@ void gb_rdma_connect_build(struct gb_rdma_connect *c,
 	memset(c, 0, sizeof(*c));
 	c->magic = gbr_cpu32(GB_RDMA_MAGIC);
 	c->version = gbr_cpu16(GB_RDMA_VERSION);
+	c->flags = gbr_cpu16(geom->flags);
 	c->window_size = gbr_cpu32(geom->window_size);
 	c->window_count = gbr_cpu16(geom->window_count);
 	c->credits = gbr_cpu16(geom->credits);

@@ -86,9 +86,11 @@ struct gb_rdma_rec {
 		struct {
 			__u16 key_index;
 			__u8 klen;
+			__u8 vflags;	/* GB_RDMA_VALUE_*, as sent */
 			__u32 flags;
 			__u64 bytes;
 			__u64 cas;
+			__u32 crc;	/* as sent; meaningful with VALUE_CRC */
 			const char *key;
 		} value;
 		struct {
@@ -97,6 +99,7 @@ struct gb_rdma_rec {
 			__u32 len;
 			__u64 offset;
 			__u16 key_index;
+			__u32 crc;	/* as sent; meaningful with BULK_CRC */
 		} bulk;
 		struct {
 			__u16 hits;
@@ -125,6 +128,7 @@ struct gb_rdma_rec {
  * @rkey:         remote key
  * @window_base:  remote address of window 0
  * @region_len:   bytes accessible from window_base
+ * @flags:        GB_RDMA_CONNECT_* revisions asked for (only known bits)
  */
 struct gb_rdma_geom {
 	__u32 window_size;
@@ -133,6 +137,7 @@ struct gb_rdma_geom {
 	__u32 rkey;
 	__u64 window_base;
 	__u64 region_len;
+	__u16 flags;
 };
 
 bool gb_rdma_key_ok(const char *key, size_t len);

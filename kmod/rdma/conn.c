@@ -664,6 +664,8 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 	acc.magic = cpu_to_le32(GB_RDMA_MAGIC);
 	acc.version = cpu_to_le16(GB_RDMA_VERSION);
+	/* every revision the parser let through is one we honour */
+	acc.flags = cpu_to_le16(conn->geom.flags & GB_RDMA_CONNECT_FLAGS);
 	acc.credits = cpu_to_le16(conn->grant);
 	acc.windows = cpu_to_le16(conn->nwin);
 	acc.window_size = cpu_to_le32(conn->geom.window_size);

@@ -219,6 +219,18 @@ static int gb_rdma_find_window(struct gb_rdma_conn *conn)
 	return -1;
 }
 
+/*
+ * Send @obj's CRC with it (VALUE and last BULK)? Only to a client that
+ * asked for CRCs at connect (revision 3.1): for every other one these
+ * fields are reserved and go out as zero. The CRC was set before the
+ * object was published and never changes.
+ */
+static bool gb_rdma_send_crc(const struct gb_rdma_conn *conn,
+			     const struct gb_obj *obj)
+{
+	return (conn->geom.flags & GB_RDMA_CONNECT_CRC) && obj->has_crc;
+}
+
 /**
  * gb_rdma_post_chunk() - RDMA WRITE the next chunk of the current value
  * @conn: connection; caller checked can_send(wpw + 1)
@@ -307,6 +319,10 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 	b->len = cpu_to_le32(len);
 	b->offset = cpu_to_le64(r->off);
 	b->key_index = cpu_to_le16(r->key);
+	if (last && gb_rdma_send_crc(conn, r->obj)) {
+		b->flags |= cpu_to_le16(GB_RDMA_BULK_CRC);
+		b->crc = cpu_to_le32(r->obj->crc);
+	}
 	tx->win = w;
 	tx->nwr = nwr + 1;
 	win->client = true;
@@ -342,6 +358,10 @@ static void gb_rdma_prep_value(struct gb_rdma_conn *conn)
 	v->flags = cpu_to_le32(r->obj->flags);
 	v->bytes = cpu_to_le64(r->obj->len);
 	v->cas = cpu_to_le64(READ_ONCE(r->obj->cas));
+	if (gb_rdma_send_crc(conn, r->obj)) {
+		v->vflags = GB_RDMA_VALUE_CRC;
+		v->crc = cpu_to_le32(r->obj->crc);
+	}
 	memcpy(v->key, r->obj->key, r->obj->klen);
 	r->reply_pending = true;
 }

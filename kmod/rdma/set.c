@@ -179,6 +179,10 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
 				   "object too large for cache");
 		break;
+	case -EBADMSG:	/* append/prepend: the old bytes fail their CRC */
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "stored value fails its CRC check");
+		break;
 	case -EINVAL:	/* gb_obj_alloc(): the store refused the key */
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "bad key");
 		break;

@@ -31,6 +31,14 @@ static bool gb_dbg_own_dir;
  *                                block (page_to_nid() of every lent page)
  *   delay alloc MS               the next head page allocation sleeps MS
  *                                ms after picking its pool (race windows)
+ *   corrupt KEY OFF              flip the bits of value byte OFF of the
+ *                                stored KEY in place (head page, or the
+ *                                tail through the page cache), leaving its
+ *                                CRC as it was: what a memory or SSD error
+ *                                would do. LEN = the byte's new value
+ *   crc KEY                      LEN = the CRC-32C stored with KEY; result
+ *                                -ENODATA when it has none (stored with the
+ *                                store setting crc off)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
@@ -131,6 +139,45 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 	return err;
 }
 
+/*
+ * Damage a published value behind the store's back (tests only): readers
+ * may see the byte change under them, as with a real memory error.
+ */
+static int gb_dbg_corrupt(const char *key, u64 off, u64 *len)
+{
+	struct gb_obj *obj;
+	u8 b;
+	int err;
+
+	obj = gb_store_peek(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	err = off < obj->len ? gb_obj_read(obj, off, &b, 1) : -ERANGE;
+	if (!err) {
+		b ^= 0xff;
+		err = gb_obj_write(obj, off, &b, 1);
+		*len = b;
+	}
+	gb_obj_put(obj);
+	return err;
+}
+
+static int gb_dbg_crc(const char *key, u64 *len)
+{
+	struct gb_obj *obj;
+	int err = -ENODATA;
+
+	obj = gb_store_peek(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	if (obj->has_crc) {
+		*len = obj->crc;
+		err = 0;
+	}
+	gb_obj_put(obj);
+	return err;
+}
+
 static int gb_dbg_head(const char *key, u64 *len)
 {
 	struct gb_obj *obj;
@@ -174,6 +221,10 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = gb_store_delete(key, strlen(key), 0);
 	} else if (n >= 3 && !strcmp(cmd, "touch")) {
 		res = gb_store_touch(key, strlen(key), a);
+	} else if (n >= 3 && !strcmp(cmd, "corrupt")) {
+		res = a < 0 ? -ERANGE : gb_dbg_corrupt(key, a, &len);
+	} else if (n >= 2 && !strcmp(cmd, "crc")) {
+		res = gb_dbg_crc(key, &len);
 	} else if (n >= 2 && !strcmp(cmd, "head")) {
 		res = gb_dbg_head(key, &len);
 	} else if (n >= 2 && !strcmp(cmd, "walk")) {

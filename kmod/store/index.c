@@ -580,6 +580,56 @@ bool gb_obj_linked(const struct gb_obj *obj)
 }
 
 /*
+ * Fill @obj with @old's value and @add's, in that order or (@prepend) the
+ * other. If @old has a CRC, its part is checked against it on the way,
+ * whatever the store setting crc is now: a stored value whose bytes no
+ * longer match its CRC (corrupted in memory or on the SSD) is never
+ * re-blessed with a fresh CRC over the bad bytes, nor stripped of the CRC
+ * that exposes the damage; the append/prepend fails with -EBADMSG and
+ * leaves the old object in place. With crc on, the result gets the CRC of
+ * the bytes as they are copied, in @obj's order. An old value stored while
+ * crc was off has no CRC to check it against: the result then gets none
+ * either.
+ */
+static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
+			  struct gb_obj *add, bool prepend)
+{
+	bool check = old->has_crc;
+	u32 run = ~0U, own = ~0U;
+	int res;
+
+	obj->has_crc = false;
+	if (prepend) {
+		res = gb_obj_copy_crc(obj, 0, add, 0, add->len,
+				      check ? &run : NULL, NULL);
+		if (!res)
+			res = gb_obj_copy_crc(obj, add->len, old, 0, old->len,
+					      check ? &run : NULL,
+					      check ? &own : NULL);
+	} else {
+		res = gb_obj_copy_crc(obj, 0, old, 0, old->len,
+				      check ? &run : NULL, NULL);
+		own = run;
+		if (!res)
+			res = gb_obj_copy_crc(obj, old->len, add, 0, add->len,
+					      check ? &run : NULL, NULL);
+	}
+	if (res || !check)
+		return res;
+	if (~own != old->crc) {
+		pr_warn_ratelimited("%s of a value whose bytes fail its CRC (%08x, stored %08x): refused\n",
+				    prepend ? "prepend" : "append", ~own,
+				    old->crc);
+		return -EBADMSG;
+	}
+	if (gb_store_get_crc()) {
+		obj->crc = ~run;
+		obj->has_crc = true;
+	}
+	return 0;
+}
+
+/*
  * Append/prepend: build old + new (or new + old) and swap it in by CAS.
  * @cas not 0: the old object's CAS must be @cas (memcache ms C).
  */
@@ -615,10 +665,7 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 			res = PTR_ERR(obj);
 			break;
 		}
-		res = gb_obj_copy(obj, prepend ? add->len : 0, old, 0, old->len);
-		if (!res)
-			res = gb_obj_copy(obj, prepend ? 0 : old->len, add, 0,
-					  add->len);
+		res = gb_concat_fill(obj, old, add, prepend);
 		if (res) {
 			gb_obj_put(old);
 			gb_obj_put(obj);
@@ -636,6 +683,24 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 	mutex_unlock(lock);
 	gb_obj_put(add);
 	return res;
+}
+
+/*
+ * Compute @obj's CRC before it is published (gb_obj_seal()). When that
+ * fails (its tail cannot be read back), the object is dropped and, as for
+ * a tail lost to a writeback error, a failed SET leaves no older value of
+ * the key behind. Consumes the reference on failure.
+ */
+static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode)
+{
+	int err = gb_obj_seal(obj);
+
+	if (err) {
+		if (mode == GB_MODE_SET)
+			gb_store_drop(obj->key, obj->klen);
+		gb_obj_put(obj);
+	}
+	return err;
 }
 
 /**
@@ -664,6 +729,9 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, cas,
 				       cas_out);
+	res = gb_store_seal(obj, mode);
+	if (res)
+		return res;
 	if (mode != GB_MODE_CAS_STALE)
 		return __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
 	/* it copies the old object's TTL and win token: see gb_rmw_lock */
@@ -686,9 +754,14 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
 			     u64 cas, bool *replaced)
 {
+	int err;
+
 	gb_stat_inc(GB_ST_CMD_SET);
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, 0, NULL);
+	err = gb_store_seal(obj, mode);
+	if (err)
+		return err;
 	return __gb_store_commit(obj, mode, cas, true, NULL, replaced);
 }
 
@@ -890,6 +963,8 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 			ret = -EINVAL;
 		else if (cas && READ_ONCE(old->cas) != cas)
 			ret = GB_EXISTS;
+		else if (gb_obj_crc_check(old) == -EBADMSG)
+			ret = -EBADMSG;	/* never re-bless bad bytes, crc on or off */
 		else
 			ret = gb_parse_counter(old, &v);
 		if (ret) {
@@ -923,6 +998,8 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		for (off = n; !ret && off < len; off += sizeof(buf))
 			ret = gb_obj_write(obj, off, buf,
 					   min_t(u64, sizeof(buf), len - off));
+		if (!ret)
+			ret = gb_obj_seal(obj);
 		if (ret) {
 			gb_obj_put(obj);
 			gb_obj_put(old);

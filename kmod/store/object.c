@@ -29,6 +29,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32c.h>
+
 #include "store_int.h"
 
 /* RCU callback: no lookup can be looking at the object any more. */
@@ -517,6 +519,98 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
 						   dst + n, len - n));
 }
 
+/* ---------------------------------------------------------------------- */
+/* CRC-32C of values (store setting crc)                                   */
+
+/*
+ * Every value stored while the setting is on gets the CRC-32C of its bytes,
+ * computed once, when it is published (gb_obj_seal() from the commit
+ * paths, or while append/prepend copy the bytes), and kept with the object
+ * (gb_obj.crc). The RDMA transport sends it to the clients that asked for
+ * it; nothing in the store checks it on reads. crc32c() is the kernel's
+ * library one (libcrc32c: the CPU's CRC32 instruction where there is one);
+ * it neither seeds nor inverts, so the standard CRC is ~crc32c(~0, ...).
+ */
+static bool gb_store_crc_on;
+
+void gb_store_set_crc(bool on)
+{
+	WRITE_ONCE(gb_store_crc_on, on);
+}
+
+bool gb_store_get_crc(void)
+{
+	return READ_ONCE(gb_store_crc_on);
+}
+
+/* Continue the raw CRC @crc over value bytes [off, off + len) of @obj. */
+static int gb_obj_crc_range(struct gb_obj *obj, u64 off, u64 len, u32 *crc)
+{
+	unsigned int pgoff, seg;
+	struct page *pg;
+	void *p;
+	int err;
+
+	while (len) {
+		err = gb_obj_get_page(obj, off, &pg, &pgoff, &seg);
+		if (err)
+			return err;
+		seg = min_t(u64, seg, len);
+		p = kmap_local_page(pg);
+		*crc = crc32c(*crc, p + pgoff, seg);
+		kunmap_local(p);
+		put_page(pg);
+		off += seg;
+		len -= seg;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * gb_obj_seal - compute the CRC of an unpublished object
+ * @obj: object from gb_obj_alloc(), fully written, not yet published
+ *
+ * With the store setting crc on, sets @obj->crc to the CRC-32C of the
+ * value and @obj->has_crc; with it off, clears @obj->has_crc. The bytes are
+ * the ones just written (head pages, and the tail in the page cache).
+ *
+ * Return: 0 or the error reading the tail. Process context, may sleep.
+ */
+int gb_obj_seal(struct gb_obj *obj)
+{
+	u32 crc = ~0U;
+	int err;
+
+	obj->has_crc = false;
+	if (!gb_store_get_crc())
+		return 0;
+	err = gb_obj_crc_range(obj, 0, obj->len, &crc);
+	if (err)
+		return err;
+	obj->crc = ~crc;
+	obj->has_crc = true;
+	return 0;
+}
+
+/*
+ * Check a published object's bytes against its CRC: 0 when they match or
+ * it has none, -EBADMSG when they do not, or a tail read error. Process
+ * context, may sleep.
+ */
+int gb_obj_crc_check(struct gb_obj *obj)
+{
+	u32 crc = ~0U;
+	int err;
+
+	if (!obj->has_crc)
+		return 0;
+	err = gb_obj_crc_range(obj, 0, obj->len, &crc);
+	if (err)
+		return err;
+	return ~crc == obj->crc ? 0 : -EBADMSG;
+}
+
 /**
  * gb_obj_copy - copy value bytes between objects
  * @dst:     unpublished destination
@@ -529,6 +623,28 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
  */
 int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 		u64 src_off, u64 len)
+{
+	return gb_obj_copy_crc(dst, dst_off, src, src_off, len, NULL, NULL);
+}
+
+/**
+ * gb_obj_copy_crc - gb_obj_copy() computing CRCs of the bytes on the way
+ * @dst:     unpublished destination
+ * @dst_off: offset in @dst
+ * @src:     referenced source
+ * @src_off: offset in @src
+ * @len:     count
+ * @run:     if not NULL, raw CRC-32C continued over the bytes copied
+ * @own:     if not NULL, a second one, also continued over them
+ *
+ * The CRCs cover the bytes exactly as they were read from @src and
+ * written to @dst (one buffer), so a check of them against @src's CRC
+ * vouches for what @dst got.
+ *
+ * Return: 0 or -errno. Sleeps.
+ */
+int gb_obj_copy_crc(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
+		    u64 src_off, u64 len, u32 *run, u32 *own)
 {
 	void *buf;
 	size_t n;
@@ -543,6 +659,10 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 	while (len && !err) {
 		n = min_t(u64, len, PAGE_SIZE);
 		err = gb_obj_read(src, src_off, buf, n);
+		if (!err && run)
+			*run = crc32c(*run, buf, n);
+		if (!err && own)
+			*own = crc32c(*own, buf, n);
 		if (!err)
 			err = gb_obj_write(dst, dst_off, buf, n);
 		src_off += n;

@@ -82,6 +82,7 @@ static const char *const gb_err_names[GB_ERROR_MAX] = {
 	[GB_EBUSY]	= "too many views held",
 	[GB_ENOTSUP]	= "not supported",
 	[GB_ESYS]	= "system error",
+	[GB_ECRC]	= "value failed its CRC check",
 };
 
 const char *gb_strerror(int err)
@@ -377,6 +378,43 @@ void gb_release_sz(struct gb_view *v, size_t size)
 	v->conn = NULL;
 	v->data = NULL;
 	v->len = 0;
+}
+
+/**
+ * gb_crc_stats() - counters of the value CRC checks on a connection
+ * @c:    connection
+ * @st:   filled with the counters since gb_connect()
+ * @size: sizeof(*@st) of the caller (the inline wrapper passes it)
+ *
+ * Return: 0 or -GB_EINVAL.
+ */
+int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
+		    size_t size)
+{
+	if (!c || !st)
+		return -GB_EINVAL;
+	return gb_struct_out(st, size, &c->crc, sizeof(c->crc));
+}
+
+/**
+ * gb_crc_verify() - turn the value CRC checks of a connection off or on
+ * @c:  connection
+ * @on: 0: stop checking (values count as unverified), else check again
+ *
+ * The server keeps sending the CRCs it agreed to send at connect; only the
+ * client's work (a CRC pass over every value) is saved.
+ *
+ * Return: the previous setting (1 checking, 0 not) or -GB_EINVAL.
+ */
+int gb_crc_verify(struct gb_conn *c, int on)
+{
+	int was;
+
+	if (!c)
+		return -GB_EINVAL;
+	was = !c->crc_skip;
+	c->crc_skip = !on;
+	return was;
 }
 
 /**

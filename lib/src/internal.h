@@ -58,6 +58,8 @@ struct gb_backend {
  * @dead:       0, or the error that made the connection unusable
  * @timeout_ms: per-operation I/O timeout (negative: none)
  * @ts:         timestamps of the last request
+ * @crc:        value CRC check counters (gb_crc_stats())
+ * @crc_skip:   value CRCs are not checked (gb_crc_verify(c, 0))
  * @err:        message of the last failure
  *
  * Backends embed this as the first member of their own structure.
@@ -67,6 +69,8 @@ struct gb_conn {
 	int dead;
 	int timeout_ms;
 	struct gb_timestamps ts;
+	struct gb_crc_stats crc;
+	bool crc_skip;
 	char err[GB_ERRMSG_LEN];
 };
 

@@ -26,6 +26,18 @@
  * Window ownership is tracked so a server can only hand out windows it
  * owns, chunk offsets must be contiguous and stay within the announced
  * value length.
+ *
+ * Value CRCs (protocol 3.1): the client always sets
+ * GB_RDMA_CONNECT_CRC; a server that knows it says so in accept.flags and
+ * then sends the CRC-32C of every value stored with one in VALUE and in
+ * the value's last BULK. Each chunk is added to a running CRC when its
+ * BULK is taken, before the application sees it; the last chunk of a
+ * value whose CRC does not match is not handed out: the get fails with
+ * GB_ECRC (the connection stays usable); gb_crc_verify(c, 0) skips the
+ * computation (the fields are still parsed). The CRC is ISA-L's crc32_iscsi(),
+ * which like the kernel's crc32c() neither seeds nor inverts: the
+ * protocol's CRC is ~crc32_iscsi(bytes, len, ~0). A server of revision 3.0
+ * rejects the flag with REJ_VERSION: we connect again without it.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -38,6 +50,7 @@
 #include <fcntl.h>
 
 #include <infiniband/verbs.h>
+#include <isa-l/crc.h>
 #include <rdma/rdma_cma.h>
 
 #include "internal.h"
@@ -73,6 +86,20 @@ struct rd_ev {
 	uint64_t t_ns;
 	char key[GB_RDMA_KEY_MAX];
 	char msg[GB_RDMA_MSG_MAX];
+};
+
+/**
+ * struct rd_crc - CRC check of one value being received
+ * @sent:  the value has a CRC (VALUE had GB_RDMA_VALUE_CRC)
+ * @check: and we check it (not turned off by gb_crc_verify())
+ * @crc:   the CRC the server sent
+ * @run:   raw CRC-32C of the bytes received so far (seed ~0)
+ */
+struct rd_crc {
+	bool sent;
+	bool check;
+	uint32_t crc;
+	uint32_t run;
 };
 
 /**
@@ -113,7 +140,9 @@ struct rd_ev {
  * @stream_tag:   tag of that request
  * @stream_off:   next expected chunk offset
  * @stream_total: its value length
+ * @stream_crc:   CRC check state of that value
  * @spin_ns:      busy-poll period before sleeping on @cc (0 = none)
+ * @crc_on:       the server sends value CRCs (accept.flags)
  */
 struct gb_rdma {
 	struct gb_conn c;
@@ -152,7 +181,9 @@ struct gb_rdma {
 	uint64_t stream_tag;
 	uint64_t stream_off;
 	uint64_t stream_total;
+	struct rd_crc stream_crc;
 	uint64_t spin_ns;
+	bool crc_on;
 };
 
 static inline struct gb_rdma *to_rdma(struct gb_conn *c)
@@ -567,6 +598,61 @@ static int rd_bulk_ok(struct gb_rdma *r, const struct rd_ev *ev,
 	return 0;
 }
 
+/* Start the CRC check of a value at its VALUE record. */
+static void rd_crc_start(const struct gb_rdma *r, struct rd_crc *k,
+			 const struct rd_ev *ev)
+{
+	k->sent = r->crc_on && (ev->rec.u.value.vflags & GB_RDMA_VALUE_CRC);
+	k->check = k->sent && !r->c.crc_skip;
+	k->crc = ev->rec.u.value.crc;
+	k->run = ~0u;
+}
+
+/*
+ * Add the chunk of a validated BULK at @data to the check. The last BULK
+ * must repeat VALUE's CRC exactly (or carry none when VALUE had none): else
+ * the server broke the protocol. Return: 0 or -GB_EPROTO (fatal).
+ */
+static int rd_crc_chunk(struct gb_rdma *r, struct rd_crc *k,
+			const struct rd_ev *ev, const void *data)
+{
+	const typeof(ev->rec.u.bulk) *b = &ev->rec.u.bulk;
+	bool has;
+
+	if (!r->crc_on)
+		return 0;
+	if (k->check)
+		k->run = crc32_iscsi((unsigned char *)data, (int)b->len,
+				     k->run);
+	if (!(b->flags & GB_RDMA_BULK_LAST))
+		return 0;
+	has = b->flags & GB_RDMA_BULK_CRC;
+	if (has != k->sent || (has && b->crc != k->crc))
+		return gb_fatal(&r->c, GB_EPROTO,
+				"last BULK and VALUE disagree on the value's CRC");
+	return 0;
+}
+
+/*
+ * The value is complete: count it. Return: 0 when its bytes match its CRC
+ * or it has none, -GB_ECRC when they do not.
+ */
+static int rd_crc_end(struct gb_rdma *r, const struct rd_crc *k)
+{
+	if (!k->check) {
+		r->c.crc.unverified++;
+		return 0;
+	}
+	if (~k->run == k->crc) {
+		r->c.crc.verified++;
+		return 0;
+	}
+	r->c.crc.mismatched++;
+	return gb_fail(&r->c, GB_ECRC,
+		       "the bytes received have CRC-32C %08x, the server's is %08x",
+		       ~k->run, k->crc);
+}
+
 static void rd_give_back(struct gb_rdma *r, unsigned int window)
 {
 	r->held &= ~(1ull << window);
@@ -645,6 +731,27 @@ static int rd_get_end(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
 	return 0;
 }
 
+/*
+ * @v holds the last chunk of a gb_get() value: take END and check the
+ * value's CRC. A value that fails it is not handed out: its window goes
+ * back at once and @v is left without data.
+ */
+static int rd_last_chunk(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
+{
+	int ret;
+
+	ret = rd_get_end(r, tag, v);
+	if (!ret)
+		ret = rd_crc_end(r, &r->stream_crc);
+	if (ret == -GB_ECRC) {
+		rd_give_back(r, (unsigned int)v->slot);
+		v->slot = -1;
+		v->data = NULL;
+		v->len = 0;
+	}
+	return ret;
+}
+
 static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 		  struct gb_view *v)
 {
@@ -696,6 +803,7 @@ static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 	v->total = ev.rec.u.value.bytes;
 	v->flags = ev.rec.u.value.flags;
 	v->ts = c->ts;
+	rd_crc_start(r, &r->stream_crc, &ev);
 	r->stream = true;
 	r->stream_drop = false;
 	r->stream_tag = tag;
@@ -706,7 +814,8 @@ static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 
 		v->data = empty;
 		v->ts.payload_ns = ev.t_ns;
-		return rd_get_end(r, tag, v);
+		ret = rd_get_end(r, tag, v);
+		return ret ? ret : rd_crc_end(r, &r->stream_crc);
 	}
 	ret = rd_take(r, tag, &ev);
 	if (ret)
@@ -722,10 +831,11 @@ static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 		return ret;
 	rd_fill_view(r, v, &ev);
 	r->stream_off = v->len;
-	if (!gb_view_last(v))
-		return 0;
+	ret = rd_crc_chunk(r, &r->stream_crc, &ev, v->data);
+	if (ret || !gb_view_last(v))
+		return ret;
 	v->ts.payload_ns = ev.t_ns;
-	return rd_get_end(r, tag, v);
+	return rd_last_chunk(r, tag, v);
 }
 
 static int rd_view_next(struct gb_conn *c, struct gb_view *v)
@@ -755,10 +865,11 @@ static int rd_view_next(struct gb_conn *c, struct gb_view *v)
 		return ret;
 	rd_fill_view(r, v, &ev);
 	r->stream_off += v->len;
-	if (!gb_view_last(v))
-		return 0;
+	ret = rd_crc_chunk(r, &r->stream_crc, &ev, v->data);
+	if (ret || !gb_view_last(v))
+		return ret;
 	v->ts.payload_ns = ev.t_ns;
-	return rd_get_end(r, r->stream_tag, v);
+	return rd_last_chunk(r, r->stream_tag, v);
 }
 
 static void rd_release(struct gb_conn *c, struct gb_view *v)
@@ -811,6 +922,7 @@ static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 	uint64_t total = 0, off = 0;
 	struct gb_view v;
 	struct rd_ev ev;
+	struct rd_crc k = { 0 };
 	char rec[RD_REC];
 	bool in_value = false;
 	int ret, err;
@@ -887,11 +999,17 @@ static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 			v.ts.submit_ns = b->submit;
 			v.ts.header_ns = ev.t_ns;
 			off = 0;
+			rd_crc_start(r, &k, &ev);
 			if (!total) {
 				v.data = "";
 				v.ts.payload_ns = ev.t_ns;
 				v.ts.complete_ns = ev.t_ns;
-				fn(arg, b->idx[ki], 0, &v);
+				err = rd_crc_end(r, &k);
+				if (err)
+					rd_report(fn, arg, b->idx[ki], err,
+						  b->submit, ev.t_ns);
+				else
+					fn(arg, b->idx[ki], 0, &v);
 			} else {
 				in_value = true;
 			}
@@ -909,12 +1027,22 @@ static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 			v.len = ev.rec.u.bulk.len;
 			v.offset = off;
 			off += v.len;
+			ret = rd_crc_chunk(r, &k, &ev, v.data);
+			if (ret)
+				goto fail;
+			err = 0;
 			if (off == total) {
 				v.ts.payload_ns = ev.t_ns;
 				v.ts.complete_ns = gb_now_ns();
 				in_value = false;
+				err = rd_crc_end(r, &k);
 			}
-			fn(arg, b->idx[ki], 0, &v);
+			/* a value failing its CRC: its last chunk is not shown */
+			if (err)
+				rd_report(fn, arg, b->idx[ki], err, b->submit,
+					  v.ts.complete_ns);
+			else
+				fn(arg, b->idx[ki], 0, &v);
 			r->to_return |= 1ull << ev.rec.u.bulk.window;
 			break;
 		case GB_RDMA_R_END:
@@ -1272,6 +1400,9 @@ static int rd_accepted(struct gb_rdma *r, const struct rdma_cm_event *ev,
 			 "protocol error: server accept data invalid (not a Goblin v3 server?)");
 		return -GB_EPROTO;
 	}
+	/* 3.1: the server honours the CRC flag we sent (a 3.0 one sends 0) */
+	r->crc_on = r->crc_on && (gbr_le16(a.flags) & GB_RDMA_CONNECT_CRC);
+	r->c.crc.active = r->crc_on;
 	r->win_count = gbr_le16(a.windows);
 	r->send_credits = gbr_le16(a.credits);
 	r->max_keys = gbr_le16(a.max_keys);
@@ -1283,7 +1414,7 @@ static int rd_accepted(struct gb_rdma *r, const struct rdma_cm_event *ev,
 }
 
 static int rd_rejected(const struct rdma_cm_event *ev, char *err,
-		       size_t errlen)
+		       size_t errlen, bool *old_server)
 {
 	struct gb_rdma_reject j;
 	size_t len = ev->param.conn.private_data_len;
@@ -1292,6 +1423,11 @@ static int rd_rejected(const struct rdma_cm_event *ev, char *err,
 	if (ev->param.conn.private_data)
 		memcpy(&j, ev->param.conn.private_data,
 		       len < sizeof(j) ? len : sizeof(j));
+	/* speaks v3 but refused our connect flags: a revision 3.0 server */
+	*old_server = gbr_le32(j.magic) == GB_RDMA_MAGIC &&
+		      gbr_le16(j.reason) == GB_RDMA_REJ_VERSION &&
+		      j.version_min <= GB_RDMA_VERSION &&
+		      j.version_max >= GB_RDMA_VERSION;
 	if (gbr_le32(j.magic) != GB_RDMA_MAGIC) {
 		snprintf(err, errlen,
 			 "connection failed: connection refused (no Goblin RDMA listener, status %d)",
@@ -1311,8 +1447,10 @@ static int rd_rejected(const struct rdma_cm_event *ev, char *err,
 	return -GB_EREJECTED;
 }
 
-int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
-		    char *err, size_t errlen)
+/* One connection attempt; @crc: ask for value CRCs (connect flag). */
+static int rd_connect(const struct gb_connect_opts *o, bool crc,
+		      struct gb_conn **connp, char *err, size_t errlen,
+		      bool *old_server)
 {
 	struct addrinfo hints = { 0 }, *res = NULL, *src = NULL;
 	struct rdma_conn_param cp = { 0 };
@@ -1335,6 +1473,7 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 	r->c.be = &gb_rdma_backend;
 	r->c.timeout_ms = timeout;
 	r->next_tag = 1;
+	r->crc_on = crc;
 	if (o->spin_us > 0)
 		r->spin_ns = (uint64_t)o->spin_us * 1000;
 	else if (!o->spin_us)
@@ -1399,6 +1538,7 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 	geom.rkey = r->mr->rkey;
 	geom.window_base = (uintptr_t)r->region;
 	geom.region_len = r->region_len;
+	geom.flags = crc ? GB_RDMA_CONNECT_CRC : 0;
 	gb_rdma_connect_build(&priv, &geom);
 	cp.private_data = &priv;
 	cp.private_data_len = sizeof(priv);
@@ -1426,7 +1566,7 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		r->connected = true;
 		ret = rd_accepted(r, ev, err, errlen);
 	} else if (ev->event == RDMA_CM_EVENT_REJECTED) {
-		ret = rd_rejected(ev, err, errlen);
+		ret = rd_rejected(ev, err, errlen, old_server);
 	} else {
 		snprintf(err, errlen, "connection failed: %s (status %d)",
 			 rdma_event_str(ev->event), ev->status);
@@ -1453,5 +1593,18 @@ fail:
 	if (src)
 		freeaddrinfo(src);
 	rd_destroy(r);
+	return ret;
+}
+
+int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
+		    char *err, size_t errlen)
+{
+	bool old_server = false;
+	int ret;
+
+	ret = rd_connect(o, true, connp, err, errlen, &old_server);
+	/* a server of revision 3.0 refuses the CRC flag: do without CRCs */
+	if (ret == -GB_EREJECTED && old_server)
+		ret = rd_connect(o, false, connp, err, errlen, &old_server);
 	return ret;
 }

@@ -295,6 +295,8 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
 	if (geom->region_len < span ||
 	    geom->window_base + geom->region_len < geom->window_base)
 		return "accepted region too small or wrapping";
+	if (geom->flags & ~GB_RDMA_CONNECT_FLAGS)
+		return "accepted connect flags of no known revision";
 	gb_rdma_connect_build(&out, geom);
 	if (memcmp(&out, in, sizeof(in)))
 		return "accepted connect data does not encode back to itself";

@@ -610,16 +610,22 @@ static void t_value(void)
 	b = mk(GB_RDMA_R_VALUE, GB_RDMA_BODY_MAX);
 	put16(b, GB_RDMA_GET_MAX_KEYS - 1);
 	b[2] = 250;
-	b[3] = 0xff;			/* reserved0: ignored */
+	b[3] = 0xff;			/* vflags: decoded, any bits */
 	put32(b + 4, 0xdeadbeef);
 	put64(b + 8, 16 << 20);
 	put64(b + 16, ~0ULL);
-	put64(b + 24, ~0ULL);		/* reserved: ignored */
+	put32(b + 24, 0xe3069283);	/* crc: decoded */
+	put32(b + 28, ~0U);		/* reserved: ignored */
 	memset(b + 32, 'z', 250);
 	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
 	CHECK(rec.u.value.key_index == 63 && rec.u.value.klen == 250 &&
 	      rec.u.value.flags == 0xdeadbeef &&
-	      rec.u.value.bytes == 16 << 20 && rec.u.value.cas == ~0ULL);
+	      rec.u.value.bytes == 16 << 20 && rec.u.value.cas == ~0ULL &&
+	      rec.u.value.vflags == 0xff && rec.u.value.crc == 0xe3069283);
+	/* the wire offsets of the 3.1 fields (uapi static layout) */
+	CHECK(offsetof(struct gb_rdma_value, vflags) == 3 &&
+	      offsetof(struct gb_rdma_value, crc) == 24 &&
+	      offsetof(struct gb_rdma_bulk, crc) == 20);
 
 	/* a key index the client never sent cannot be answered: fatal */
 	put16(b, GB_RDMA_GET_MAX_KEYS);
@@ -666,11 +672,17 @@ static void t_bulk(void)
 	put32(b + 4, 100);
 	put64(b + 8, 0x100000000ULL);
 	put16(b + 16, 12);
-	memset(b + 18, 0xff, 6);	/* reserved: ignored */
+	memset(b + 18, 0xff, 2);	/* reserved: ignored */
 	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
 	CHECK(rec.u.bulk.window == 7 && rec.u.bulk.flags == GB_RDMA_BULK_LAST &&
 	      rec.u.bulk.len == 100 && rec.u.bulk.offset == 0x100000000ULL &&
-	      rec.u.bulk.key_index == 12);
+	      rec.u.bulk.key_index == 12 && rec.u.bulk.crc == 0);
+	/* 3.1: the last BULK with its value's CRC; flags pass through */
+	put16(b + 2, GB_RDMA_BULK_LAST | GB_RDMA_BULK_CRC);
+	put32(b + 20, 0x1cf96d7c);
+	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
+	CHECK(rec.u.bulk.flags == (GB_RDMA_BULK_LAST | GB_RDMA_BULK_CRC) &&
+	      rec.u.bulk.crc == 0x1cf96d7c && rec.u.bulk.key_index == 12);
 }
 
 static void t_error_version(void)
@@ -933,12 +945,27 @@ static void t_connect_credits_reserved(void)
 				       GB_RDMA_REJ_CREDITS));
 	}
 
-	/* flags and reserved bytes must be zero (flags are negotiation) */
+	/*
+	 * flags are negotiation: the known revision bits (3.1: CRC) are
+	 * accepted and decoded, any other bit is refused; reserved bytes
+	 * must be zero
+	 */
 	for (i = 0; i < 16; i++) {
 		mk_connect_ok();
 		put16(cd + 6, 1 << i);
-		CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
+		if ((1u << i) & GB_RDMA_CONNECT_FLAGS) {
+			CHECK(conn_parse() == GB_RDMA_REJ_NONE);
+			CHECK(geom.flags == 1u << i);
+		} else {
+			CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
+		}
 	}
+	CHECK(GB_RDMA_CONNECT_FLAGS == GB_RDMA_CONNECT_CRC);
+	mk_connect_ok();
+	put16(cd + 6, GB_RDMA_CONNECT_CRC | 0x8000);
+	CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
+	mk_connect_ok();
+	CHECK(conn_parse() == GB_RDMA_REJ_NONE && geom.flags == 0);
 	for (i = 20; i < 24; i++) {
 		mk_connect_ok();
 		cd[i] = 0x80;
@@ -952,7 +979,7 @@ static void t_connect_credits_reserved(void)
 
 	/* the first failing check gives the reason */
 	mk_connect(0, 0, 0, 0, 0, 0);
-	put16(cd + 6, 1);
+	put16(cd + 6, 2);
 	put32(cd, 0);
 	CHECK(conn_parse() == GB_RDMA_REJ_MAGIC);
 	put32(cd, GB_RDMA_MAGIC);
@@ -973,10 +1000,11 @@ static void t_connect_credits_reserved(void)
 static void t_connect_build(void)
 {
 	static const struct gb_rdma_geom geoms[] = {
-		{ 4096, 1, 4, 0, 0, 4096 },
-		{ 65536, 8, 64, 0x1234, 0x7f0000000000ULL, 8 << 20 },
+		{ 4096, 1, 4, 0, 0, 4096, 0 },
+		{ 65536, 8, 64, 0x1234, 0x7f0000000000ULL, 8 << 20,
+		  GB_RDMA_CONNECT_CRC },
 		{ GB_RDMA_WINDOW_MAX, 64, 1024, 0xffffffff,
-		  ~0ULL - (1ULL << 30), 1ULL << 30 },
+		  ~0ULL - (1ULL << 30), 1ULL << 30, 0 },
 	};
 	struct gb_rdma_connect c;
 	uint8_t *p = (uint8_t *)&c;
@@ -988,7 +1016,8 @@ static void t_connect_build(void)
 		memset(&c, 0xff, sizeof(c));
 		gb_rdma_connect_build(&c, g);
 		CHECK(!memcmp(p, "GBR3", 4));
-		CHECK(rc_le16(p + 4) == GB_RDMA_VERSION && rc_le16(p + 6) == 0);
+		CHECK(rc_le16(p + 4) == GB_RDMA_VERSION &&
+		      rc_le16(p + 6) == g->flags);
 		CHECK(rc_le32(p + 8) == g->window_size &&
 		      rc_le16(p + 12) == g->window_count &&
 		      rc_le16(p + 14) == g->credits &&
@@ -1002,7 +1031,8 @@ static void t_connect_build(void)
 		      geom.window_count == g->window_count &&
 		      geom.credits == g->credits && geom.rkey == g->rkey &&
 		      geom.window_base == g->window_base &&
-		      geom.region_len == g->region_len);
+		      geom.region_len == g->region_len &&
+		      geom.flags == g->flags);
 	}
 }
 

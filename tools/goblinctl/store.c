@@ -19,6 +19,7 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		 nla_get_u8(tb[GOBLIN_A_MLOCK]));
 	rec_u64(r, "cores", get_u32(tb[GOBLIN_A_CORES]));
 	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
+	rec_bool(r, "crc", tb[GOBLIN_A_CRC] && nla_get_u8(tb[GOBLIN_A_CRC]));
 	return NL_OK;
 }
 
@@ -74,9 +75,11 @@ static int store_set(int argc, char **argv)
 			 !strcmp(k, "rdma_max_conns"))
 			err = nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS,
 					  arg_u64(k, v, UINT32_MAX));
+		else if (!strcmp(k, "crc"))
+			err = nla_put_u8(msg, GOBLIN_A_CRC, arg_bool(k, v));
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns");
+				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns, crc");
 		if (err)
 			die("request too large");
 	}

@@ -19,7 +19,7 @@
  *   VERSION_GET        do     -> VERSION
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
- *                                ITEM_MAX
+ *                                ITEM_MAX CRC
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -222,6 +222,11 @@ enum goblin_attr {
 	GOBLIN_A_HEADER_TIMEOUT,	/* u32 seconds, HTTP listener: a
 					 * request head must arrive within
 					 * this time (default 10)
+					 */
+	GOBLIN_A_CRC,			/* u8 0/1: compute the CRC-32C of
+					 * every value written from then on
+					 * and send it to RDMA clients that
+					 * ask for it (default 0)
 					 */
 
 	__GOBLIN_A_MAX,

@@ -50,6 +50,20 @@
  *    semantics: the client sees which keys are missing from VALUE.key_index).
  *    After the last key: END (with hit and miss counts).
  *
+ *    Value CRCs (revision 3.1, only for a client that set
+ *    GB_RDMA_CONNECT_CRC, see 7): when the server stored the value with a
+ *    CRC (store setting crc), VALUE carries it in value.crc with
+ *    GB_RDMA_VALUE_CRC set in value.vflags, and the value's last BULK
+ *    (GB_RDMA_BULK_LAST) carries the same CRC in bulk.crc with
+ *    GB_RDMA_BULK_CRC in bulk.flags. The CRC is CRC-32C (Castagnoli,
+ *    reflected polynomial 0x82F63B78, initial value 0xFFFFFFFF, result
+ *    inverted: the iSCSI/ext4 one; "123456789" gives 0xE3069283) of the
+ *    value's bytes in value order, computed once when the value was
+ *    written. A client compares it with the CRC of the bytes it received;
+ *    a mismatch means the stored or transferred bytes are not the ones
+ *    written. A value without the flags has no CRC (stored with the
+ *    setting off): nothing to check. A 0-byte value has CRC 0.
+ *
  * 3. Bulk windows (GET)
  *
  *    Windows start owned by the server. For a value, the server RDMA WRITEs
@@ -116,8 +130,18 @@
  *    it supports. New record types may be added in a new minor revision of
  *    the same version only if the client asked for them via connect.flags;
  *    reserved fields must be sent as zero. Reserved fields of records are
- *    ignored on receipt; non-zero connect.flags or reserved bytes of the
- *    connect data are rejected with GB_RDMA_REJ_VERSION.
+ *    ignored on receipt; connect.flags bits of no revision the server
+ *    knows, and non-zero reserved bytes of the connect data, are rejected
+ *    with GB_RDMA_REJ_VERSION.
+ *
+ *    Minor revisions (each one a connect.flags bit; a server that knows
+ *    the bit answers with the same bit in accept.flags, a server of an
+ *    older revision rejects the connect with GB_RDMA_REJ_VERSION, and the
+ *    client may connect again without the bit):
+ *     - 3.1, GB_RDMA_CONNECT_CRC: value CRCs (see 2). The fields it uses
+ *       (value.vflags, value.crc, bulk.crc, GB_RDMA_BULK_CRC) were
+ *       reserved in 3.0: the server fills them only on a connection whose
+ *       client set the bit, and sends them as zero to every other client.
  */
 #ifndef _UAPI_LINUX_GOBLIN_RDMA_H
 #define _UAPI_LINUX_GOBLIN_RDMA_H
@@ -141,7 +165,8 @@
  * struct gb_rdma_connect - client's connect private data (56 bytes)
  * @magic:        GB_RDMA_MAGIC
  * @version:      GB_RDMA_VERSION
- * @flags:        reserved, 0
+ * @flags:        GB_RDMA_CONNECT_* revisions the client speaks (see 7);
+ *                any other bit is rejected
  * @window_size:  bytes per window, multiple of 4096 in
  *                [GB_RDMA_WINDOW_MIN, GB_RDMA_WINDOW_MAX]
  * @window_count: windows offered, 1..GB_RDMA_MAX_WINDOWS
@@ -153,6 +178,10 @@
  *                window_size * window_count
  * @reserved:     0
  */
+/* struct gb_rdma_connect.flags and struct gb_rdma_accept.flags */
+#define GB_RDMA_CONNECT_CRC	0x0001	/* 3.1: value CRCs in VALUE/BULK */
+#define GB_RDMA_CONNECT_FLAGS	GB_RDMA_CONNECT_CRC	/* all known */
+
 struct gb_rdma_connect {
 	__le32 magic;
 	__le16 version;
@@ -171,7 +200,8 @@ struct gb_rdma_connect {
  * struct gb_rdma_accept - server's accept private data (56 bytes)
  * @magic:        GB_RDMA_MAGIC
  * @version:      GB_RDMA_VERSION
- * @flags:        reserved, 0
+ * @flags:        the GB_RDMA_CONNECT_* bits of connect.flags the server
+ *                will honour (all it knows), 0 when the client set none
  * @credits:      records the client may send before the first grant
  * @windows:      windows the server will use (0..windows-1)
  * @window_size:  echo of the client's window size
@@ -351,31 +381,39 @@ struct gb_rdma_flow {
 	__le64 reserved;
 };
 
+/* struct gb_rdma_value.vflags */
+#define GB_RDMA_VALUE_CRC	0x01	/* value.crc holds the value's CRC */
+
 /**
  * struct gb_rdma_value - VALUE response body
  * @key_index: index of the key in the GET request
  * @klen:      key length
- * @reserved0: 0
+ * @vflags:    GB_RDMA_VALUE_* (3.1, GB_RDMA_CONNECT_CRC only; else 0)
  * @flags:     client flags
  * @bytes:     value length; that many bytes follow in BULK records
  * @cas:       CAS unique
+ * @crc:       with GB_RDMA_VALUE_CRC: CRC-32C of the value (see 2); else 0
  * @reserved:  0
  * @key:       key bytes
  */
 struct gb_rdma_value {
 	__le16 key_index;
 	__u8 klen;
-	__u8 reserved0;
+	__u8 vflags;
 	__le32 flags;
 	__le64 bytes;
 	__le64 cas;
-	__le64 reserved;
+	__le32 crc;
+	__le32 reserved;
 	__u8 key[GB_RDMA_KEY_MAX];
 	__u8 pad[GB_RDMA_BODY_MAX - 32 - GB_RDMA_KEY_MAX];
 };
 
 /* struct gb_rdma_bulk.flags */
 #define GB_RDMA_BULK_LAST	0x0001	/* final chunk of this value */
+#define GB_RDMA_BULK_CRC	0x0002	/* with LAST: bulk.crc holds the
+					 * value's CRC (3.1)
+					 */
 
 /**
  * struct gb_rdma_bulk - BULK response body
@@ -385,6 +423,8 @@ struct gb_rdma_value {
  * @offset:    offset of the chunk in the value
  * @key_index: key index of the value (as in VALUE)
  * @reserved:  0
+ * @crc:       with GB_RDMA_BULK_CRC: CRC-32C of the whole value, as in
+ *             VALUE (3.1); else 0
  */
 struct gb_rdma_bulk {
 	__le16 window;
@@ -392,7 +432,8 @@ struct gb_rdma_bulk {
 	__le32 len;
 	__le64 offset;
 	__le16 key_index;
-	__u8 reserved[6];
+	__u8 reserved[2];
+	__le32 crc;
 };
 
 /**

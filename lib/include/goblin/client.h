@@ -67,6 +67,9 @@ enum gb_error {
 	GB_EBUSY,	/* too many views held: release one first */
 	GB_ENOTSUP,	/* transport or server does not support this */
 	GB_ESYS,	/* system call failed (errno text in errmsg) */
+	GB_ECRC,	/* value failed its CRC check: not returned as good;
+			 * the connection stays usable (LIBGOBLIN_1.1)
+			 */
 	GB_ERROR_MAX,
 };
 
@@ -88,7 +91,6 @@ enum gb_error {
  *               0 = library default (GB_SPIN_US_DEFAULT), negative = never
  *               spin (always sleep). Spinning trades a CPU for lower
  *               latency.
- *
  * Call gb_connect_opts_init() first so new fields get defaults. Fields
  * are only ever appended (see the ABI note at the top).
  */
@@ -181,6 +183,35 @@ static inline int gb_view_last(const struct gb_view *v)
 typedef void (*gb_chunk_fn)(void *arg, size_t idx, int status,
 			    const struct gb_view *v);
 
+/*
+ * Value CRCs: an RDMA connection asks the server for the CRC-32C of every
+ * value it stored with one (server store setting crc) and checks the bytes
+ * it receives against it; a value that does not match fails with -GB_ECRC
+ * and is not shown. A server too old to know CRCs is connected to without
+ * them. gb_crc_verify(c, 0) stops the checks on @c (gb_crc_verify(c, 1)
+ * resumes them) and returns the previous setting (1 or 0) or -GB_EINVAL.
+ */
+
+/**
+ * struct gb_crc_stats - value CRC checks on one connection
+ * @verified:   values whose bytes matched the CRC the server sent
+ * @mismatched: values whose bytes did not (their gets failed -GB_ECRC)
+ * @unverified: values received complete without a CRC to check (stored
+ *              with the server's crc setting off, a server without CRCs,
+ *              or checks turned off with gb_crc_verify())
+ * @active:     1 when the server agreed to send CRCs on this connection
+ *
+ * Only RDMA connections carry CRCs; on a TCP connection all are 0.
+ *
+ * Fields are only ever appended (see the ABI note at the top).
+ */
+struct gb_crc_stats {
+	uint64_t verified;
+	uint64_t mismatched;
+	uint64_t unverified;
+	uint32_t active;
+};
+
 /* Sized entry points behind the inline wrappers below. */
 void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size);
 int gb_connect_sz(const struct gb_connect_opts *o, size_t size,
@@ -189,6 +220,9 @@ int gb_get_sz(struct gb_conn *c, const char *key, size_t klen,
 	      struct gb_view *v, size_t size);
 int gb_view_next_sz(struct gb_view *v, size_t size);
 void gb_release_sz(struct gb_view *v, size_t size);
+int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
+		    size_t size);
+int gb_crc_verify(struct gb_conn *c, int on);
 
 /* Version of the library in use (GB_VERSION_* give the headers'). */
 const char *gb_version(void);
@@ -244,6 +278,13 @@ static inline int gb_view_next(struct gb_view *v)
 static inline void gb_release(struct gb_view *v)
 {
 	gb_release_sz(v, sizeof(*v));
+}
+
+/* Counters of the value CRC checks on @c (struct gb_crc_stats). */
+static inline int gb_crc_stats(const struct gb_conn *c,
+			       struct gb_crc_stats *st)
+{
+	return gb_crc_stats_sz(c, st, sizeof(*st));
 }
 
 #ifdef __cplusplus

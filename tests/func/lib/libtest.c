@@ -3,25 +3,35 @@
  * Functional tests of libgoblin against a live server; TAP on stdout.
  *
  *   libtest [-T HOST:PORT] [-R HOST:PORT] [-b BIND] [-m MAXSIZE] [-q QPS]
- *           [-S SKIPREASON]...
+ *           [-C GOBLINCTL] [-M HOST:PORT] [-S SKIPREASON]...
  *
  * -T tests the memcache TCP transport, -R the RDMA transport; with both,
  * values written over one are read back over the other. -b is the local
  * address RDMA connections start from, -m caps the value sizes (default
  * 16 MiB), -q sets how many processes with one QP each run at once over
- * RDMA (default 8), -S emits a skipped test with that reason.
+ * RDMA (default 8), -S emits a skipped test with that reason. -C (the
+ * RDMA server is the local goblin.ko; GOBLINCTL is the goblinctl to
+ * configure it with) adds the value CRC tests: they switch the store
+ * setting crc and damage stored values through the store's debugfs file.
+ * -M is a mockrdma behaving as a protocol 3.0 server (it refuses the CRC
+ * connect flag): the library must connect again without CRCs.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <goblin/client.h>
+#include <isa-l/crc.h>
 
 #include "../../../tools/include/gb_compiler.h"
 #include "../../lib/tap.h"
@@ -37,6 +47,8 @@ static struct target tgt[2];
 static size_t max_size = GB_VALUE_MAX;
 static const char *bind_host;
 static unsigned int nprocs = 8;
+static const char *goblinctl;
+static struct target old_srv;	/* -M */
 
 /* Deterministic content: byte i of value (seed) is a function of both. */
 static void fill(char *buf, size_t len, uint64_t seed)
@@ -408,6 +420,508 @@ static void test_refused(const struct target *t)
 		gb_close(c);
 }
 
+/* ------------------------------------------------------------------ */
+/* Value CRCs (store setting crc, protocol 3.1), against local goblin.ko */
+
+#define DBG_STORE "/sys/kernel/debug/goblin/store"
+
+/* The protocol's CRC-32C of a value, with ISA-L as libgoblin does. */
+static uint32_t value_crc(const char *p, size_t len)
+{
+	return ~crc32_iscsi((unsigned char *)p, (int)len, ~0u);
+}
+
+/* goblinctl store set crc on|off; 0 on success. */
+static int crc_setting(bool on)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s store set crc %s", goblinctl,
+		 on ? "on" : "off");
+	return system(cmd);
+}
+
+/* The setting as goblinctl -j store show reports it: 1, 0, or -1. */
+static int crc_shown(void)
+{
+	char cmd[512], buf[4096], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s -j store show", goblinctl);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "\"crc\"");
+	if (!p)
+		return -1;
+	p += 5;
+	while (*p == ' ' || *p == ':')
+		p++;
+	if (!strncmp(p, "true", 4))
+		return 1;
+	if (!strncmp(p, "false", 5))
+		return 0;
+	return -1;
+}
+
+/*
+ * One command to the store's debugfs file; *@res and *@len get the
+ * "CMD RES LEN" line it answers with. 0, or -1 when the file failed.
+ */
+static int dbg_store(const char *cmd, long long *res, unsigned long long *len)
+{
+	char buf[256], word[32];
+	ssize_t n;
+	int fd;
+
+	fd = open(DBG_STORE, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, cmd, strlen(cmd));
+	close(fd);
+	if (n != (ssize_t)strlen(cmd))
+		return -1;
+	fd = open(DBG_STORE, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%31s %lld %llu", word, res, len) != 3)
+		return -1;
+	return 0;
+}
+
+/* The CRC the module keeps with @key: 0 and *@crc, else the error. */
+static long long stored_crc(const char *key, uint32_t *crc)
+{
+	unsigned long long len = 0;
+	long long res = -1;
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "crc %s", key);
+	if (dbg_store(cmd, &res, &len))
+		return -1;
+	*crc = (uint32_t)len;
+	return res;
+}
+
+static bool dbg_corrupt(const char *key, uint64_t off)
+{
+	unsigned long long len = 0;
+	long long res = -1;
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "corrupt %s %llu", key,
+		 (unsigned long long)off);
+	return !dbg_store(cmd, &res, &len) && !res;
+}
+
+/*
+ * One memcache text command to @t (append/prepend/incr, which libgoblin
+ * has no call for), with @dlen data bytes when @data; the first reply line
+ * goes to @reply.
+ */
+static int mc_cmd(const struct target *t, const char *line, const char *data,
+		  size_t dlen, char *reply, size_t rlen)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	size_t got = 0;
+	ssize_t n;
+	int fd, ret = -1;
+
+	sa.sin_port = htons(t->port);
+	if (inet_pton(AF_INET, t->host, &sa.sin_addr) != 1)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto out;
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		goto out;
+	if (data && (write(fd, data, dlen) != (ssize_t)dlen ||
+		     write(fd, "\r\n", 2) != 2))
+		goto out;
+	while (got < rlen - 1) {
+		n = read(fd, reply + got, 1);
+		if (n <= 0)
+			goto out;
+		if (reply[got] == '\n')
+			break;
+		got++;
+	}
+	reply[got] = '\0';
+	if (got && reply[got - 1] == '\r')
+		reply[got - 1] = '\0';
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static struct gb_crc_stats crc_stats(struct gb_conn *c)
+{
+	struct gb_crc_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (gb_crc_stats(c, &st))
+		st.active = 99;
+	return st;
+}
+
+/* Sets @key to @n bytes of @a over @c and checks the stored CRC. */
+static void crc_store_check(struct gb_conn *c, const char *how,
+			    const char *key, const char *a, size_t n)
+{
+	uint32_t crc = 0;
+	long long res;
+	int ret;
+
+	ret = gb_set(c, key, strlen(key), a, n, 0, 0);
+	res = ret ? -1 : stored_crc(key, &crc);
+	tap(!ret && !res && crc == value_crc(a, n),
+	    "crc: %zu B set over %s: module's crc32c() %08x == ISA-L's %08x%s%s",
+	    n, how, crc, value_crc(a, n), ret ? ": " : "",
+	    ret ? gb_errmsg(c) : "");
+}
+
+static void test_crc_on(const struct target *t, const struct target *tt,
+			struct gb_conn *c, char *a, char *b)
+{
+	static const size_t csz[] = {
+		0, 1, 4096, 256 * 1024 + 1, 1 << 20,
+	};
+	struct gb_crc_stats s0, s1;
+	struct gb_conn *ct = NULL;
+	unsigned int i, chunks, nv = 0;
+	struct gb_timestamps ts;
+	char key[64];
+	size_t vlen;
+	int ret, r2;
+
+	(void)t;
+	s0 = crc_stats(c);
+	for (i = 0; i < ARRAY_SIZE(csz); i++) {
+		size_t n = csz[i];
+
+		if (n > max_size)
+			continue;
+		snprintf(key, sizeof(key), "lt-crc-%zu", n);
+		fill(a, n, 500 + i);
+		crc_store_check(c, "rdma", key, a, n);
+		ret = get_view_cmp(c, key, a, n, 0, &chunks, &ts);
+		memset(b, 0, n);
+		r2 = gb_get_copy(c, key, strlen(key), b, n, &vlen, NULL, NULL);
+		tap(!ret && !r2 && vlen == n && !memcmp(a, b, n),
+		    "crc: %zu B (%u chunks) verified by gb_get and gb_get_copy%s%s",
+		    n, chunks, ret || r2 ? ": " : "",
+		    ret || r2 ? gb_errmsg(c) : "");
+		nv += 2;
+	}
+	s1 = crc_stats(c);
+	tap(s1.verified - s0.verified == nv && s1.mismatched == s0.mismatched &&
+	    s1.unverified == s0.unverified,
+	    "crc: %u values verified, none mismatched or unverified (%llu %llu %llu)",
+	    nv, (unsigned long long)(s1.verified - s0.verified),
+	    (unsigned long long)(s1.mismatched - s0.mismatched),
+	    (unsigned long long)(s1.unverified - s0.unverified));
+
+	/* the memcache and debugfs write paths compute it too */
+	if (tt->on && !conn(tt, &ct)) {
+		fill(a, 70000, 42);
+		crc_store_check(ct, "tcp", "lt-crc-tcp", a, 70000);
+		ret = gb_get_copy(c, "lt-crc-tcp", 10, b, 70000, &vlen, NULL,
+				  NULL);
+		tap(!ret && !memcmp(a, b, 70000),
+		    "crc: value set over tcp verified over rdma");
+	}
+	{
+		unsigned long long len = 0;
+		uint32_t crc = 0;
+		long long res = -1;
+
+		ret = dbg_store("set lt-crc-dbg 300000 7", &res, &len);
+		s0 = crc_stats(c);
+		r2 = gb_get_copy(c, "lt-crc-dbg", 10, b, 300000, &vlen, NULL,
+				 NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !res && !r2 && vlen == 300000 &&
+		    s1.verified == s0.verified + 1 &&
+		    !stored_crc("lt-crc-dbg", &crc) &&
+		    crc == value_crc(b, 300000),
+		    "crc: value set through debugfs verified");
+	}
+
+	/* append, prepend, incr: the result keeps a valid CRC */
+	if (ct) {
+		char reply[256], line[128];
+
+		fill(a, 5000, 61);
+		fill(a + 5000, 3000, 62);
+		ret = gb_set(c, "lt-crc-app", 10, a, 5000, 0, 0);
+		snprintf(line, sizeof(line), "append lt-crc-app 0 0 3000\r\n");
+		r2 = mc_cmd(tt, line, a + 5000, 3000, reply, sizeof(reply));
+		tap(!ret && !r2 && !strcmp(reply, "STORED"),
+		    "crc: append over tcp: %s", reply);
+		crc_store_check(c, "rdma", "lt-crc-app-ref", a, 8000);
+		s0 = crc_stats(c);
+		ret = gb_get_copy(c, "lt-crc-app", 10, b, 8000, &vlen, NULL,
+				  NULL);
+		s1 = crc_stats(c);
+		tap(!ret && vlen == 8000 && !memcmp(a, b, 8000) &&
+		    s1.verified == s0.verified + 1,
+		    "crc: appended value verified, old + new bytes");
+
+		fill(a, 3000, 63);
+		fill(a + 3000, 5000, 64);
+		ret = gb_set(c, "lt-crc-pre", 10, a + 3000, 5000, 0, 0);
+		snprintf(line, sizeof(line), "prepend lt-crc-pre 0 0 3000\r\n");
+		r2 = mc_cmd(tt, line, a, 3000, reply, sizeof(reply));
+		s0 = crc_stats(c);
+		ret = ret ? ret : gb_get_copy(c, "lt-crc-pre", 10, b, 8000,
+					      &vlen, NULL, NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !r2 && !strcmp(reply, "STORED") && vlen == 8000 &&
+		    !memcmp(a, b, 8000) && s1.verified == s0.verified + 1,
+		    "crc: prepended value verified, new + old bytes (%s)",
+		    reply);
+
+		ret = gb_set(c, "lt-crc-num", 10, "10", 2, 0, 0);
+		r2 = mc_cmd(tt, "incr lt-crc-num 5\r\n", NULL, 0, reply,
+			    sizeof(reply));
+		s0 = crc_stats(c);
+		ret = ret ? ret : gb_get_copy(c, "lt-crc-num", 10, b, 16,
+					      &vlen, NULL, NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !r2 && !strcmp(reply, "15") && vlen == 2 &&
+		    !memcmp(b, "15", 2) && s1.verified == s0.verified + 1,
+		    "crc: incr result verified (%s)", reply);
+	}
+	gb_close(ct);
+}
+
+static void test_crc_bad(const struct target *t, const struct target *tt,
+			 struct gb_conn *c, char *a, char *b)
+{
+	struct gb_crc_stats s0, s1;
+	struct gb_conn *oc;
+	struct gb_view v;
+	size_t vlen, big = 1 << 20;
+	int ret, r2, status[3];
+	const char *keys[3] = { "lt-crc-4096", "lt-crc-bad", "lt-crc-1" };
+	size_t klens[3] = { 11, 10, 8 }, lens[3] = { 4096, 4096, 1 };
+	size_t got[3] = { 0, 0, 0 };
+	int calls[3] = { 0, 0, 0 };
+	struct mget_chk m = { keys, lens, NULL, NULL, got, status, calls, 0 };
+	bool good;
+
+	fill(a, 4096, 71);
+	ret = gb_set(c, "lt-crc-bad", 10, a, 4096, 0, 0);
+	tap(!ret && dbg_corrupt("lt-crc-bad", 100),
+	    "crc: debugfs corrupt flips a stored byte");
+	s0 = crc_stats(c);
+	memset(b, 0, 4096);
+	ret = gb_get_copy(c, "lt-crc-bad", 10, b, 4096, &vlen, NULL, NULL);
+	s1 = crc_stats(c);
+	tap(ret == -GB_ECRC && s1.mismatched == s0.mismatched + 1 &&
+	    s1.verified == s0.verified,
+	    "crc: corrupted 4 KiB value -> get_copy ECRC (%s: %s)",
+	    gb_strerror(ret), gb_errmsg(c));
+	ret = gb_get(c, "lt-crc-bad", 10, &v);
+	tap(ret == -GB_ECRC && !v.data && !v.len,
+	    "crc: corrupted one-chunk value -> gb_get ECRC, no data shown");
+
+	if (big <= max_size) {
+		unsigned int chunks = 0;
+
+		fill(a, big, 72);
+		ret = gb_set(c, "lt-crc-bad-1m", 13, a, big, 0, 0);
+		/* in the tail (ram_head 256 KiB), the third window */
+		tap(!ret && dbg_corrupt("lt-crc-bad-1m", 700000),
+		    "crc: corrupted a tail byte of a 1 MiB value");
+		ret = gb_get(c, "lt-crc-bad-1m", 13, &v);
+		while (!ret) {
+			chunks++;
+			if (gb_view_last(&v))
+				break;
+			ret = gb_view_next(&v);
+		}
+		tap(ret == -GB_ECRC && chunks >= 3 && !v.data,
+		    "crc: multi-window value (%u chunks handed out) -> last gb_view_next ECRC",
+		    chunks);
+		gb_release(&v);
+	}
+
+	/* in a batch: only the damaged key fails */
+	m.buf = malloc(1 << 20);
+	if (m.buf) {
+		memset(status, 0, sizeof(status));
+		ret = gb_get_many(c, 3, keys, klens, mget_cb, &m);
+		tap(!ret && status[0] == 1 && status[1] == -GB_ECRC &&
+		    calls[1] == 1 && status[2] == 1,
+		    "crc: mget: good, corrupted (ECRC, no chunk shown), good (%d %d %d)",
+		    status[0], status[1], status[2]);
+		free(m.buf);
+	}
+	fill(a, 4096, 502);
+	ret = gb_get_copy(c, "lt-crc-4096", 11, b, 4096, &vlen, NULL, NULL);
+	tap(!ret && !memcmp(a, b, 4096),
+	    "crc: connection usable after ECRC");
+
+	/* append/prepend/incr never bless the damaged bytes */
+	if (tt->on) {
+		static const char refused[] =
+			"SERVER_ERROR stored value fails its CRC check";
+		char reply[256];
+
+		r2 = mc_cmd(tt, "append lt-crc-bad 0 0 2\r\n", "zz", 2, reply,
+			    sizeof(reply));
+		ret = gb_get_copy(c, "lt-crc-bad", 10, b, 8192, &vlen, NULL,
+				  NULL);
+		tap(!r2 && !strcmp(reply, refused) && ret == -GB_ECRC,
+		    "crc: append to a corrupted value refused, damage still detected (%s; get: %s)",
+		    reply, gb_strerror(ret));
+		r2 = -1;
+		ret = gb_set(c, "lt-crc-n2", 9, "41", 2, 0, 0);
+		if (!ret && dbg_corrupt("lt-crc-n2", 0))
+			r2 = mc_cmd(tt, "incr lt-crc-n2 1\r\n", NULL, 0, reply,
+				    sizeof(reply));
+		tap(!ret && !r2 && !strcmp(reply, refused),
+		    "crc: incr of a corrupted value refused (%s)", reply);
+		/*
+		 * With the setting off since, the old value's CRC is still
+		 * checked: a result without a CRC would hide the damage.
+		 */
+		r2 = -1;
+		if (!crc_setting(false))
+			r2 = mc_cmd(tt, "append lt-crc-bad 0 0 2\r\n", "zz",
+				    2, reply, sizeof(reply));
+		ret = gb_get_copy(c, "lt-crc-bad", 10, b, 8192, &vlen, NULL,
+				  NULL);
+		tap(!r2 && !strcmp(reply, refused) && ret == -GB_ECRC,
+		    "crc: crc off, append to a corrupted value still refused, damage still detected (%s; get: %s)",
+		    reply, gb_strerror(ret));
+		r2 = -1;
+		if (!crc_setting(false))
+			r2 = mc_cmd(tt, "incr lt-crc-n2 1\r\n", NULL, 0,
+				    reply, sizeof(reply));
+		tap(!r2 && !strcmp(reply, refused),
+		    "crc: crc off, incr of a corrupted value still refused (%s)",
+		    reply);
+		crc_setting(true);
+	}
+
+	/* the opt-out: no check, the bytes as stored; then checks again */
+	if (conn(t, &oc))
+		return;
+	r2 = gb_crc_verify(oc, 0);
+	s0 = crc_stats(oc);
+	fill(a, 4096, 71);
+	ret = gb_get_copy(oc, "lt-crc-bad", 10, b, 4096, &vlen, NULL, NULL);
+	s1 = crc_stats(oc);
+	good = !memcmp(a, b, 4096);
+	tap(r2 == 1 && !ret && !good && vlen == 4096 && s1.active &&
+	    s1.unverified == s0.unverified + 1 && !s1.mismatched,
+	    "crc: gb_crc_verify(c, 0): damaged bytes returned unchecked (%s)",
+	    gb_strerror(ret));
+	r2 = gb_crc_verify(oc, 1);
+	ret = gb_get_copy(oc, "lt-crc-bad", 10, b, 4096, &vlen, NULL, NULL);
+	tap(r2 == 0 && ret == -GB_ECRC,
+	    "crc: gb_crc_verify(c, 1): checked again -> ECRC (%s)",
+	    gb_strerror(ret));
+	gb_close(oc);
+}
+
+/* A 3.0 server refuses the CRC flag: connect again without, no CRCs. */
+static void test_crc_old_server(const struct target *t, char *a, char *b)
+{
+	struct gb_crc_stats st;
+	struct gb_conn *c;
+	size_t vlen;
+	int ret;
+
+	ret = conn(t, &c);
+	tap(!ret, "crc: a 3.0 server (refuses connect flags): connected (%s)",
+	    ret ? gb_errmsg(NULL) : "without CRCs");
+	if (ret)
+		return;
+	st = crc_stats(c);
+	tap(!st.active, "crc: 3.0 server: CRCs inactive");
+	fill(a, 5000, 90);
+	ret = gb_set(c, "lt-crc-old", 10, a, 5000, 0, 0);
+	if (!ret)
+		ret = gb_get_copy(c, "lt-crc-old", 10, b, 5000, &vlen, NULL,
+				  NULL);
+	st = crc_stats(c);
+	tap(!ret && vlen == 5000 && !memcmp(a, b, 5000) &&
+	    st.unverified == 1 && !st.verified && !st.mismatched,
+	    "crc: 3.0 server: values work, unverified (%s)", gb_strerror(ret));
+	gb_close(c);
+}
+
+static void test_crc(const struct target *t, const struct target *tt,
+		     char *a, char *b)
+{
+	struct gb_crc_stats s0, s1;
+	struct gb_conn *c;
+	uint32_t crc = 0;
+	size_t vlen;
+	int ret;
+
+	if (crc_setting(false)) {
+		tap(false, "crc: goblinctl store set crc off");
+		return;
+	}
+	tap(crc_shown() == 0, "crc: store show: crc off (the default)");
+	if (conn(t, &c)) {
+		tap(false, "crc: connect");
+		return;
+	}
+	s0 = crc_stats(c);
+	tap(s0.active == 1 && !s0.verified && !s0.mismatched,
+	    "crc: the module agrees to send CRCs (protocol 3.1)");
+
+	/* setting off: stored without CRC, nothing sent, nothing checked */
+	fill(a, 4096, 80);
+	ret = gb_set(c, "lt-crc-off", 10, a, 4096, 0, 0);
+	tap(!ret && stored_crc("lt-crc-off", &crc) == -ENODATA,
+	    "crc: setting off: stored without a CRC");
+	ret = gb_get_copy(c, "lt-crc-off", 10, b, 4096, &vlen, NULL, NULL);
+	s1 = crc_stats(c);
+	tap(!ret && !memcmp(a, b, 4096) && s1.unverified == s0.unverified + 1 &&
+	    s1.verified == s0.verified,
+	    "crc: setting off: no CRC sent, value unverified");
+
+	tap(!crc_setting(true) && crc_shown() == 1, "crc: store set crc on");
+	test_crc_on(t, tt, c, a, b);
+	test_crc_bad(t, tt, c, a, b);
+
+	/* stored while off: a later append keeps it without a CRC */
+	if (tt->on) {
+		char reply[256];
+
+		ret = mc_cmd(tt, "append lt-crc-off 0 0 3\r\n", "abc", 3, reply,
+			     sizeof(reply));
+		s0 = crc_stats(c);
+		ret = ret ? ret : gb_get_copy(c, "lt-crc-off", 10, b, 8192,
+					      &vlen, NULL, NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !strcmp(reply, "STORED") && vlen == 4099 &&
+		    stored_crc("lt-crc-off", &crc) == -ENODATA &&
+		    s1.unverified == s0.unverified + 1,
+		    "crc: append to a value stored without CRC: result has none");
+	}
+	gb_close(c);
+	tap(!crc_setting(false) && crc_shown() == 0, "crc: store set crc off");
+}
+
 static void parse_target(struct target *t, enum gb_transport tr,
 			 const char *s)
 {
@@ -430,7 +944,7 @@ int main(int argc, char **argv)
 	char *a, *b;
 	int opt, i, child_id = -1;
 
-	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:")) != -1) {
 		switch (opt) {
 		case 'T':
 			parse_target(&tgt[0], GB_TRANSPORT_TCP, optarg);
@@ -450,12 +964,18 @@ int main(int argc, char **argv)
 		case 'c':
 			child_id = atoi(optarg);
 			break;
+		case 'C':
+			goblinctl = optarg;
+			break;
+		case 'M':
+			parse_target(&old_srv, GB_TRANSPORT_RDMA, optarg);
+			break;
 		case 'S':
 			skip("", optarg);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-S WHY]\n");
+				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-S WHY]\n");
 			return 2;
 		}
 	}
@@ -484,6 +1004,12 @@ int main(int argc, char **argv)
 	}
 	if (c[0] && c[1])
 		test_cross(c[0], c[1], a, b);
+	if (tgt[1].on && goblinctl)
+		test_crc(&tgt[1], &tgt[0], a, b);
+	else if (tgt[1].on)
+		skip("crc: value CRC tests", "no -C: not the local goblin.ko");
+	if (old_srv.on)
+		test_crc_old_server(&old_srv, a, b);
 	for (i = 0; i < 2; i++)
 		gb_close(c[i]);
 	printf("1..%u\n", ntest);

@@ -5,7 +5,11 @@
  * connection, an unbounded in-memory store (list), SET/ADD-less
  * semantics: SET, GET (multi-key), DELETE, TOUCH (no expiry), FLOW.
  *
- *   mockrdma ADDR PORT
+ *   mockrdma ADDR PORT [3.0]
+ *
+ * With "3.0" it behaves as a server of protocol revision 3.0 at connect:
+ * any non-zero connect.flags is refused with REJ_VERSION (range 3..3), as
+ * the parser did before revision 3.1 (value CRCs) defined a flag.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +38,7 @@ struct item {
 };
 
 static struct item *store;
+static int rev30;	/* "3.0": refuse every connect flag */
 static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sconn {
@@ -419,6 +424,8 @@ static void on_connect(struct rdma_cm_id *id, const struct rdma_conn_param *p)
 
 	why = gb_rdma_connect_parse(p->private_data, p->private_data_len,
 				    &s->g);
+	if (!why && rev30 && s->g.flags)
+		why = GB_RDMA_REJ_VERSION;
 	if (why) {
 		j.magic = htole32(GB_RDMA_MAGIC);
 		j.reason = htole16(why);
@@ -486,7 +493,9 @@ int main(int argc, char **argv)
 	struct rdma_cm_id *lid;
 	struct rdma_cm_event *ev;
 
-	if (argc != 3)
+	if (argc == 4 && !strcmp(argv[3], "3.0"))
+		rev30 = 1;
+	else if (argc != 3)
 		return 2;
 	if (!ec || rdma_create_id(ec, &lid, NULL, RDMA_PS_TCP))
 		die("rdma_create_id");

@@ -4,13 +4,15 @@
  * protocol record by record (no libgoblin) so that it can also misbehave.
  *
  *   rdmaprobe [-b BIND] [-W WIN] [-N WINDOWS] [-C CREDITS] [-r RESP]
- *             [-i INIT] [-P RECVS] [-E REASON] [-X] ADDR PORT CMD ...
+ *             [-i INIT] [-P RECVS] [-E REASON] [-F FLAGS] [-X] ADDR PORT
+ *             CMD ...
  *
  *   -r, -i  responder_resources, initiator_depth of the connect (4, 4)
  *   -P      post only RECVS receives and never repost them, while still
  *           granting CREDITS (the server's SENDs then meet RNR NAKs)
  *   -E      expect the connect to be rejected with reason REASON: exit 0
  *           if it is, 1 otherwise (CMD is not run)
+ *   -F      connect.flags (revisions asked for: 1 = GB_RDMA_CONNECT_CRC)
  *
  * Commands (exit 0 when the server behaved as expected):
  *   stream KEY SIZE   SET a patterned value, GET it back through the
@@ -60,6 +62,12 @@
  *   setbad KEY SIZE   connect with a wrong rkey, SET: its READ fails, expect
  *                     disconnect
  *   miss KEY          GET KEY: expect END with one miss, no VALUE
+ *   crc KEY SIZE crc|none  SET a patterned value, GET it through the
+ *                     windows and check the 3.1 fields as sent: accept.flags
+ *                     must echo -F; with "crc" VALUE and the last BULK carry
+ *                     the value's CRC-32C (checked against the bytes that
+ *                     arrived), with "none" those fields and every reserved
+ *                     byte of VALUE and BULK are zero (the 3.0 wire)
  * Option -X: offer exactly the windows (region_len = WIN x WINDOWS, MR of
  * that size, no staging area, no slack page). Without it the region is
  * followed by a 1 MiB staging area and registered with one page of slack
@@ -102,6 +110,8 @@ static int post_limit = -1;	/* -P: receives posted, never reposted */
 static int want_reject = -1;	/* -E: expected reject reason */
 static int reject_reason = -1;	/* reason of the last REJECTED event */
 static int exact_region;	/* -X */
+static unsigned int conn_flags;	/* -F */
+static unsigned int acc_flags;	/* accept.flags of the server */
 
 /* one page registered past region_len, unless -X */
 #define MR_SLACK	((size_t)sysconf(_SC_PAGESIZE))
@@ -292,6 +302,7 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 	g.rkey = region_mr->rkey + rkey_delta;
 	g.window_base = (uintptr_t)region;
 	g.region_len = region_len;
+	g.flags = conn_flags;
 	gb_rdma_connect_build(&c, &g);
 	if (bad_magic)
 		c.magic = htole32(0x12345678);
@@ -324,6 +335,7 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 
 		srv_credits = le16toh(a->credits);
 		used_windows = le16toh(a->windows);
+		acc_flags = le16toh(a->flags);
 		printf("# accepted: conn %llu credits %u windows %u\n",
 		       (unsigned long long)le64toh(a->conn_id), srv_credits,
 		       used_windows);
@@ -904,6 +916,109 @@ static int cmd_miss(const char *key)
 	return 0;
 }
 
+/* Raw CRC-32C (reflected 0x82F63B78, no inversion), bit by bit. */
+static uint32_t crc32c_bits(uint32_t crc, const unsigned char *p, size_t len)
+{
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0x82f63b78u : 0);
+	}
+	return crc;
+}
+
+static bool zero_bytes(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static int cmd_crc(const char *key, uint64_t size, const char *mode)
+{
+	const struct gb_rdma_value *v = (const void *)(reply + 16);
+	const struct gb_rdma_bulk *bk = (const void *)(reply + 16);
+	char *src = region + (size_t)win * nwin;
+	bool want = !strcmp(mode, "crc"), last;
+	uint32_t expect, run = ~0u, vcrc;
+	uint64_t got = 0, i;
+	struct gb_rdma_rec r;
+
+	if (size > (1 << 20)) {
+		printf("# crc: size limited to 1 MiB by the staging area\n");
+		return 1;
+	}
+	if (acc_flags != (conn_flags & GB_RDMA_CONNECT_FLAGS)) {
+		printf("# crc: accept.flags %#x for connect.flags %#x\n",
+		       acc_flags, conn_flags);
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		src[i] = pat(i);
+	expect = ~crc32c_bits(~0u, (unsigned char *)src, size);
+	send_set(key, (uintptr_t)src, size, 1);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+	    r.u.status.status != GB_RDMA_ST_STORED) {
+		printf("# crc: set failed (type %#x)\n", r.type);
+		return 1;
+	}
+	memset(src, 0, size);
+	send_get(key, 2);
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE ||
+	    r.u.value.bytes != size) {
+		printf("# crc: no VALUE\n");
+		return 1;
+	}
+	vcrc = r.u.value.crc;
+	if (v->reserved ||
+	    r.u.value.vflags != (want ? GB_RDMA_VALUE_CRC : 0) ||
+	    vcrc != (want ? expect : 0)) {
+		printf("# crc: VALUE vflags %#x crc %08x reserved %#x, want %s %08x\n",
+		       r.u.value.vflags, vcrc, le32toh(v->reserved), mode,
+		       expect);
+		return 1;
+	}
+	while (got < size) {
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_BULK ||
+		    r.u.bulk.offset != got || r.u.bulk.window >= used_windows) {
+			printf("# crc: no BULK after %llu bytes\n",
+			       (unsigned long long)got);
+			return 1;
+		}
+		last = got + r.u.bulk.len == size;
+		if (!zero_bytes(bk->reserved, sizeof(bk->reserved)) ||
+		    r.u.bulk.flags != (last ? GB_RDMA_BULK_LAST : 0) +
+				      (last && want ? GB_RDMA_BULK_CRC : 0) ||
+		    r.u.bulk.crc != (last && want ? expect : 0)) {
+			printf("# crc: BULK at %llu flags %#x crc %08x\n",
+			       (unsigned long long)got, r.u.bulk.flags,
+			       r.u.bulk.crc);
+			return 1;
+		}
+		run = crc32c_bits(run, (unsigned char *)region +
+				  (size_t)r.u.bulk.window * win, r.u.bulk.len);
+		got += r.u.bulk.len;
+		send_flow(1ULL << r.u.bulk.window);
+	}
+	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_END) {
+		printf("# crc: no END\n");
+		return 1;
+	}
+	if (~run != expect) {
+		printf("# crc: bytes received have CRC %08x, sent %08x\n", ~run,
+		       expect);
+		return 1;
+	}
+	printf("# crc: %llu bytes, CRC %08x, %s on the wire\n",
+	       (unsigned long long)size, expect, want ? "sent" : "not sent");
+	return 0;
+}
+
 /* Run a data-path command; returns 1 and sets *@ret if @cmd is one. */
 static int data_cmd(const char *cmd, char **argv, int *ret)
 {
@@ -921,6 +1036,8 @@ static int data_cmd(const char *cmd, char **argv, int *ret)
 		*ret = cmd_errmsgs();
 	else if (!strcmp(cmd, "setwin"))
 		*ret = cmd_setwin(argv[0]);
+	else if (!strcmp(cmd, "crc"))
+		*ret = cmd_crc(argv[0], strtoull(argv[1], NULL, 0), argv[2]);
 	else
 		return 0;
 	return 1;
@@ -933,7 +1050,7 @@ int main(int argc, char **argv)
 	int o, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:X")) != -1) {
+	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:F:X")) != -1) {
 		switch (o) {
 		case 'X':
 			exact_region = 1;
@@ -961,6 +1078,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			want_reject = atoi(optarg);
+			break;
+		case 'F':
+			conn_flags = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return 2;
