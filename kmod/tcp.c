@@ -833,12 +833,13 @@ static int gb_tcp_pick_cpu(void)
 /*
  * Answer a connection over max-conns with the protocol's refusal and close
  * it. A close with unread bytes in the receive queue sends a reset instead
- * of a FIN (RFC 2525 2.17), which may throw away the refusal before the
- * client has read it: so the sending side is shut down after the refusal
- * and what the client has already sent (typically its first request) is
- * read and dropped, without waiting and at most GB_REFUSE_DRAIN bytes.
- * Bytes arriving after the close still draw a reset, after the refusal and
- * the FIN. Process context (the accept work).
+ * of a FIN (RFC 2525 2.17) and drops what of the refusal is not yet sent
+ * or acknowledged; the client gets an error instead of the end of the
+ * stream. So the sending side is shut down after the refusal and what the
+ * client has already sent (its first request, if it came before the accept
+ * work) is read and dropped, without waiting and at most GB_REFUSE_DRAIN
+ * bytes. More than that, or bytes arriving after the close, still draw a
+ * reset, after the refusal and the FIN. Process context (the accept work).
  */
 static void gb_tcp_refuse(struct gb_tcp_listener *l, struct socket *s)
 {

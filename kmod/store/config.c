@@ -320,7 +320,6 @@ int gb_store_init(void)
 		pr_err("invalid module parameters (%d)\n", err);
 		goto err_pool;
 	}
-	WRITE_ONCE(gb_store_maint_period_ms, 0);
 	WRITE_ONCE(gb_store_running, true);
 	queue_delayed_work(gb_store_wq, &gb_store_maint_dwork, GB_MAINT_PERIOD);
 	gb_store_dbg_init();

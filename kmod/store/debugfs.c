@@ -43,9 +43,10 @@ static bool gb_dbg_own_dir;
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
  *
- * goblin/maint_period_ms (u32, 0: the default of 2 s, at most one hour) is
- * the period of the maintenance walk that reclaims dead objects, taken when
- * the walk re-arms (gb_store_maint_period()).
+ * goblin/maint_period_ms (0: the default of 2 s; at most one hour, more is
+ * refused with -ERANGE) is the period of the maintenance walk that reclaims
+ * dead objects (gb_store_maint_period()); a write re-arms the pending walk
+ * for the new period, so the next one is that long after the write.
  */
 #define GB_DBG_BUF	8192
 
@@ -310,6 +311,30 @@ static const struct file_operations gb_dbg_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * goblin/maint_period_ms: a new period applies at once, the next walk is
+ * re-armed for it (the file goes before the work is cancelled at exit).
+ */
+static int gb_dbg_period_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(gb_store_maint_period_ms);
+	return 0;
+}
+
+static int gb_dbg_period_set(void *data, u64 val)
+{
+	if (val > GB_MAINT_PERIOD_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(gb_store_maint_period_ms, (u32)val);
+	if (READ_ONCE(gb_store_running))
+		mod_delayed_work(gb_store_wq, &gb_store_maint_dwork,
+				 gb_store_maint_period());
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(gb_dbg_period_fops, gb_dbg_period_get,
+			 gb_dbg_period_set, "%llu\n");
+
 void gb_store_dbg_init(void)
 {
 	gb_dbg_dir = debugfs_lookup("goblin", NULL);
@@ -318,8 +343,8 @@ void gb_store_dbg_init(void)
 		gb_dbg_own_dir = true;
 	}
 	debugfs_create_file("store", 0600, gb_dbg_dir, NULL, &gb_dbg_fops);
-	debugfs_create_u32("maint_period_ms", 0600, gb_dbg_dir,
-			   &gb_store_maint_period_ms);
+	debugfs_create_file_unsafe("maint_period_ms", 0600, gb_dbg_dir, NULL,
+				   &gb_dbg_period_fops);
 }
 
 void gb_store_dbg_exit(void)

@@ -327,8 +327,8 @@ static void gb_trim_blocks(void)
  *
  * GB_MAINT_PERIOD unless the debugfs knob goblin/maint_period_ms says
  * otherwise (tests: a long period separates what the periodic walk reclaims
- * from what a lookup's kick does). The knob is read when the work re-arms,
- * so a new value applies from the walk after the pending one.
+ * from what a lookup's kick does). A write of the knob re-arms the pending
+ * walk (kmod/store/debugfs.c).
  *
  * Return: the delay in jiffies.
  */
@@ -338,7 +338,7 @@ unsigned long gb_store_maint_period(void)
 
 	if (!ms)
 		return GB_MAINT_PERIOD;
-	return msecs_to_jiffies(min_t(u32, ms, GB_MAINT_PERIOD_MAX_MS));
+	return msecs_to_jiffies(ms);
 }
 
 void gb_store_maint_work(struct work_struct *work)
