@@ -760,10 +760,16 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	if (c->rsize > GB_RBUF_SIZE)
 		atomic_long_sub(c->rsize - GB_RBUF_SIZE, &gb_tcp_rbuf_grown);
 	kvfree(c->rbuf);
-	kfree(c);
-
+	/*
+	 * The test delay sleeps before @c is freed: this runs in @c's own
+	 * work, and a new connection allocated at the same address has its
+	 * work serialised behind a running one with the same address and
+	 * function (the workqueue's non-reentrancy), so a sleep after the
+	 * kfree() stalled that connection for the whole delay.
+	 */
 	if (unlikely(READ_ONCE(gb_tcp_dbg_close_delay_ms)))
 		msleep(min(READ_ONCE(gb_tcp_dbg_close_delay_ms), 60000U));
+	kfree(c);
 	gb_tcp_slot_put(l);
 }
 
