@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -106,6 +107,165 @@ static int gb_line(struct gb_mc_sink *s, const char *line)
 	return gb_text(s, buf, n);
 }
 
+/*
+ * "stats detail": per key prefix (the part before the first ':') counts
+ * of gets, hits, storage commands and deletes while detail_enabled, as
+ * memcached 1.6.18's stats_prefix.c keeps them: a table of 256 buckets
+ * by the prefix's MurmurHash3 (memcached's default hash), newest first
+ * in a bucket, so that "stats detail dump" lists them in memcached's
+ * order. At most GB_MC_PREFIX_MAX prefixes are kept (memcached has no
+ * bound): a client cannot make the table grow without limit.
+ */
+#define GB_MC_PREFIX_BUCKETS	256
+#define GB_MC_PREFIX_MAX	256
+
+enum gb_mc_prefix_op { GB_MC_PFX_GET, GB_MC_PFX_SET, GB_MC_PFX_DEL };
+
+struct gb_mc_prefix {
+	struct gb_mc_prefix *next;
+	u64 gets, hits, sets, dels;
+	u8 len;
+	char prefix[];
+};
+
+static DEFINE_MUTEX(gb_mc_prefix_lock);
+static struct gb_mc_prefix *gb_mc_prefixes[GB_MC_PREFIX_BUCKETS];
+static unsigned int gb_mc_nprefixes;
+
+/* MurmurHash3_x86_32 with seed 0, memcached's murmur3_hash() */
+static u32 gb_mc_murmur3(const u8 *p, size_t len)
+{
+	const u32 c1 = 0xcc9e2d51, c2 = 0x1b873593;
+	size_t i, nblocks = len / 4;
+	u32 h = 0, k;
+
+	for (i = 0; i < nblocks; i++) {
+		k = p[4 * i] | (u32)p[4 * i + 1] << 8 |
+		    (u32)p[4 * i + 2] << 16 | (u32)p[4 * i + 3] << 24;
+		k *= c1;
+		k = rol32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = rol32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+	p += 4 * nblocks;
+	k = 0;
+	switch (len & 3) {
+	case 3:
+		k ^= (u32)p[2] << 16;
+		fallthrough;
+	case 2:
+		k ^= (u32)p[1] << 8;
+		fallthrough;
+	case 1:
+		k ^= p[0];
+		k *= c1;
+		k = rol32(k, 15);
+		k *= c2;
+		h ^= k;
+	}
+	h ^= (u32)len;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
+/* Count @op (a get: @hit) for the prefix of @key, if detail is on. */
+static void gb_mc_prefix_record(const char *key, size_t klen,
+				enum gb_mc_prefix_op op, bool hit)
+{
+	struct gb_mc_prefix *e;
+	const char *colon;
+	size_t len;
+	u32 b;
+
+	if (!READ_ONCE(gb_mc_detail))
+		return;
+	colon = memchr(key, ':', min_t(size_t, klen, MC_KEY_MAX));
+	if (!colon)
+		return;
+	len = colon - key;
+	b = gb_mc_murmur3((const u8 *)key, len) % GB_MC_PREFIX_BUCKETS;
+	mutex_lock(&gb_mc_prefix_lock);
+	for (e = gb_mc_prefixes[b]; e; e = e->next)
+		if (e->len == len && !memcmp(e->prefix, key, len))
+			break;
+	if (!e && gb_mc_nprefixes < GB_MC_PREFIX_MAX) {
+		e = kzalloc(struct_size(e, prefix, len), GFP_KERNEL);
+		if (e) {
+			e->len = len;
+			memcpy(e->prefix, key, len);
+			e->next = gb_mc_prefixes[b];
+			gb_mc_prefixes[b] = e;
+			gb_mc_nprefixes++;
+		}
+	}
+	if (e) {
+		switch (op) {
+		case GB_MC_PFX_GET:
+			e->gets++;
+			e->hits += hit;
+			break;
+		case GB_MC_PFX_SET:
+			e->sets++;
+			break;
+		case GB_MC_PFX_DEL:
+			e->dels++;
+			break;
+		}
+	}
+	mutex_unlock(&gb_mc_prefix_lock);
+}
+
+/* Forget every prefix ("stats reset", unload). */
+static void gb_mc_prefix_clear(void)
+{
+	struct gb_mc_prefix *e, *next;
+	unsigned int b;
+
+	mutex_lock(&gb_mc_prefix_lock);
+	for (b = 0; b < GB_MC_PREFIX_BUCKETS; b++) {
+		for (e = gb_mc_prefixes[b]; e; e = next) {
+			next = e->next;
+			kfree(e);
+		}
+		gb_mc_prefixes[b] = NULL;
+	}
+	gb_mc_nprefixes = 0;
+	mutex_unlock(&gb_mc_prefix_lock);
+}
+
+/* "stats detail dump": one PREFIX line per prefix, then END. */
+static int gb_mc_prefix_dump(struct gb_mc_sink *sink)
+{
+	char line[MC_KEY_MAX + 120];
+	struct gb_mc_prefix *e;
+	unsigned int b;
+	int n, err = 0;
+
+	mutex_lock(&gb_mc_prefix_lock);
+	for (b = 0; b < GB_MC_PREFIX_BUCKETS && !err; b++) {
+		for (e = gb_mc_prefixes[b]; e && !err; e = e->next) {
+			n = scnprintf(line, sizeof(line),
+				      "PREFIX %.*s get %llu hit %llu set %llu del %llu\r\n",
+				      (int)e->len, e->prefix, e->gets, e->hits,
+				      e->sets, e->dels);
+			err = gb_text(sink, line, n);
+		}
+	}
+	mutex_unlock(&gb_mc_prefix_lock);
+	return err ? err : gb_text(sink, "END\r\n", 5);
+}
+
+void gb_mc_exec_exit(void)
+{
+	gb_mc_prefix_clear();
+}
+
 /* Raw memcache exptime to the store's absolute seconds (-1: expired). */
 static s64 gb_mc_abs(s64 exptime)
 {
@@ -190,6 +350,7 @@ static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
 		obj = gb_store_get(key, klen);
 	}
 	trace_gb_mc_lookup(sink->tid, klen, !!obj, obj ? obj->len : 0);
+	gb_mc_prefix_record(key, klen, GB_MC_PFX_GET, obj);
 	if (!obj)
 		return 0;
 	if (gb_value_readable(obj, sink->tid)) {
@@ -375,7 +536,7 @@ static int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
 
 	if (gb_stats_sub(req, "detail")) {
 		if (req->mode == MC_STATS_DETAIL_DUMP)
-			return gb_text(sink, "END\r\n", 5);
+			return gb_mc_prefix_dump(sink);
 		WRITE_ONCE(gb_mc_detail, req->mode == MC_STATS_DETAIL_ON);
 		return gb_line(sink, "OK");
 	}
@@ -386,6 +547,7 @@ static int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
 		return gb_text(sink, "END\r\n", 5);
 	if (gb_stats_sub(req, "reset")) {
 		gb_mc_stats_reset();
+		gb_mc_prefix_clear();
 		return gb_text(sink, "RESET\r\n", 7);
 	}
 	if (!gb_stats_sub(req, "settings"))
@@ -981,6 +1143,7 @@ int gb_mc_exec(struct mc_req *req, struct gb_mc_sink *sink)
 			return ret;
 		break;
 	case MC_CMD_DELETE:
+		gb_mc_prefix_record(req->key, req->klen, GB_MC_PFX_DEL, false);
 		ret = gb_store_delete(req->key, req->klen, 0);
 		if (!req->noreply)
 			ret = gb_line(sink, ret == GB_STORED ? "DELETED" :
@@ -1120,6 +1283,8 @@ void gb_mc_store_begin(const struct mc_req *req, struct gb_mc_store_op *op)
 		op->mode = GB_MODE_SET;
 		break;
 	}
+	if (req->cmd != MC_CMD_MS)
+		gb_mc_prefix_record(req->key, req->klen, GB_MC_PFX_SET, false);
 
 	abs = req->cmd == MC_CMD_MS && !req->has_exptime ? 0 :
 	      gb_mc_abs(req->exptime);

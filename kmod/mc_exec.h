@@ -135,5 +135,7 @@ void gb_mc_store_abort(struct gb_mc_store_op *op);
 
 /* Module-wide memcache counters (stats command). */
 void gb_mc_exec_init(void);
+/* Frees the "stats detail" prefix table; after the last connection. */
+void gb_mc_exec_exit(void);
 
 #endif /* _GOBLIN_MC_EXEC_H */

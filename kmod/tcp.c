@@ -1717,4 +1717,5 @@ void gb_tcp_exit(void)
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
+	gb_mc_exec_exit();
 }
