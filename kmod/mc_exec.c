@@ -474,7 +474,7 @@ static void gb_mc_counters(u64 *c, const struct gb_store_stats *st,
  * below its base later (the transport reports 0 while it is unloaded)
  * reads 0.
  */
-static void gb_mc_stats_reset(void)
+static noinline_for_stack void gb_mc_stats_reset(void)
 {
 	struct gb_store_stats st;
 	struct gb_xport_stats tt;
@@ -528,8 +528,12 @@ static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
 	return gb_text(sink, buf, off);
 }
 
-/* stats with a subcommand; memcached 1.6.18's answers where it has one */
-static int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
+/*
+ * stats with a subcommand; memcached 1.6.18's answers where it has one.
+ * Not inlined: its callees' statistics snapshots would add to those of
+ * gb_mc_stats() in one frame (over 2 KiB under KASAN).
+ */
+static noinline_for_stack int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
 {
 	char *buf;
 	int err;

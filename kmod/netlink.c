@@ -25,9 +25,10 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
@@ -59,8 +60,10 @@ static bool gb_nl_ready;
 
 /*
  * debugfs goblin/netlink/obj_dump_delay_us: busy-wait this long (at most
- * 1000 us) per object an object dump looks at, to make the walk of a
- * small test index as long as that of a big one.
+ * 1000 us, measured on the monotonic clock, not with udelay(), whose loop
+ * calibration is unreliable in an emulated guest) per object an object
+ * dump looks at, to make the walk of a small test index as long as that
+ * of a big one.
  */
 static struct dentry *gb_nl_dbg;
 static u32 gb_nl_dbg_obj_delay_us;
@@ -887,6 +890,7 @@ struct gb_nl_dump {
 	unsigned int plen;
 	unsigned int count;
 	unsigned int scanned;
+	unsigned long yield_at;
 	u32 delay_us;
 };
 
@@ -1081,7 +1085,11 @@ static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
 	return gb_nl_reply_send(msg, hdr, info);
 }
 
-/* Objects an object dump looks at between two gb_nl_obj_yield() calls. */
+/*
+ * An object dump lets go of genl_mutex after this many objects or once it
+ * has held it for a jiffy, whichever comes first: the hold is bounded in
+ * time whatever an object costs to look at.
+ */
 #define GB_NL_OBJ_BATCH	256
 
 /*
@@ -1101,15 +1109,27 @@ static void gb_nl_obj_yield(void)
 	genl_lock();
 }
 
+/* The obj_dump_delay_us test knob: spin @us on the monotonic clock. */
+static void gb_nl_obj_delay(u32 us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
 static int gb_nl_obj_visit(struct gb_obj *obj, void *arg)
 {
 	struct gb_nl_dump *d = arg;
 	void *hdr;
 
-	if (!(++d->scanned % GB_NL_OBJ_BATCH))
+	if (!(++d->scanned % GB_NL_OBJ_BATCH) ||
+	    time_after(jiffies, d->yield_at)) {
 		gb_nl_obj_yield();
+		d->yield_at = jiffies;
+	}
 	if (unlikely(d->delay_us))
-		udelay(d->delay_us);
+		gb_nl_obj_delay(d->delay_us);
 	if (d->plen && (obj->klen < d->plen ||
 			memcmp(obj->key, d->prefix, d->plen)))
 		return 0;
@@ -1140,6 +1160,7 @@ static int gb_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		d.plen = nla_len(prefix);
 	}
 	d.delay_us = min(READ_ONCE(gb_nl_dbg_obj_delay_us), 1000U);
+	d.yield_at = jiffies;
 	err = gb_store_walk(&ctx->cursor, gb_nl_obj_visit, &d);
 	if (err == -EMSGSIZE && d.count)
 		return skb->len;
