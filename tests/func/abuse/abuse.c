@@ -1527,6 +1527,19 @@ static size_t ld_size(size_t vmax)
 	return KHDR + rnd() % (vmax - KHDR);
 }
 
+/* Which client, transport and operation ran into its timeout. */
+static void ld_timeout(unsigned int idx, int tr, const char *op,
+		       const char *key)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("# loader %u: %s %s%s%s: timed out (at %ld.%03ld)\n", idx,
+	       tr ? "rdma" : "tcp", op, key ? " " : "", key ? key : "",
+	       (long)ts.tv_sec, ts.tv_nsec / 1000000);
+	fflush(stdout);
+}
+
 static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 		     struct ld_stats *st)
 {
@@ -1535,6 +1548,7 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 	unsigned int per = e ? atoi(e) : 0, done = 0;
 	bool open = false;
 	struct tconn t;
+	const char *op;
 	char key[48];
 	size_t len;
 	int ret;
@@ -1547,6 +1561,8 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 		if (!open) {
 			ret = t_open(&t, tr);
 			if (ret) {
+				if (ret == -GB_ETIMEDOUT)
+					ld_timeout(idx, tr, "connect", NULL);
 				st->connfail++;
 				st->err[-ret < GB_ERROR_MAX ? -ret : 0]++;
 				usleep(200000);
@@ -1564,7 +1580,8 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 		done++;
 		snprintf(key, sizeof(key), "abuse:ld:%u:%u", idx,
 			 (unsigned int)(rnd() % LD_NKEYS));
-		if (rnd() & 1) {
+		op = rnd() & 1 ? "SET" : "GET";
+		if (*op == 'S') {
 			len = ld_size(vmax);
 			kval(v, len, rnd());
 			ret = t_set(&t, key, v, len);
@@ -1591,6 +1608,8 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 		}
 		if (!ret)
 			continue;
+		if (ret == -GB_ETIMEDOUT)
+			ld_timeout(idx, t.tr, op, key);
 		st->err[-ret < GB_ERROR_MAX ? -ret : 0]++;
 		if (ret == -GB_ECONNLOST || ret == -GB_EPROTO ||
 		    ret == -GB_ETIMEDOUT || ret == -GB_ESYS) {
