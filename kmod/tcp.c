@@ -226,7 +226,10 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *                  queued_refs: object references in output queues;
  *                  accept_runs: accept work item runs;
  *                  accept_late: accept work runs after the listener
- *                  cancelled it for good (a bug if ever non-zero)
+ *                  cancelled it for good (a bug if ever non-zero);
+ *                  send_retries: connections the idle work kicked
+ *                  because their output waited with nothing in flight
+ *                  (gb_conn_send_stuck())
  *   accept_hold    1: the accept work leaves connections in the kernel's
  *                  accept queue
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
@@ -241,6 +244,7 @@ static bool gb_tcp_dbg_accept_hold;
 static u32 gb_tcp_dbg_stop_delay_ms;
 static u32 gb_tcp_dbg_close_delay_ms;
 static atomic64_t gb_tcp_work_runs = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_send_retries = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_late = ATOMIC64_INIT(0);
 
@@ -1110,6 +1114,22 @@ static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 	return true;
 }
 
+/*
+ * Output waits here while the socket holds none of it unacknowledged. A
+ * send that finds the socket buffer full is resumed by the ACKs that
+ * empty it (gb_conn_write_space()), but tcp_sendmsg() also says -EAGAIN
+ * when it cannot allocate an skb, and with nothing in flight no ACK will
+ * come: the reply would wait for write_timeout. The idle work retries
+ * such a connection once a second. Caller holds gb_tcp_lock.
+ */
+static bool gb_conn_send_stuck(struct gb_tcp_conn *c)
+{
+	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
+
+	return READ_ONCE(c->out_bytes) &&
+	       READ_ONCE(tp->write_seq) == READ_ONCE(tp->snd_una);
+}
+
 /* A protocol's deadline (gb_tcp_set_deadline()) has passed. */
 static bool gb_conn_deadline_passed(const struct gb_tcp_conn *c)
 {
@@ -1133,6 +1153,9 @@ static void gb_tcp_idle_work(struct work_struct *work)
 		if (gb_conn_idle(c, limit) || gb_conn_deadline_passed(c) ||
 		    gb_conn_data_stalled(c) || gb_conn_write_stalled(c)) {
 			WRITE_ONCE(c->kill, true);
+			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+		} else if (gb_conn_send_stuck(c)) {
+			atomic64_inc(&gb_tcp_send_retries);
 			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
 		}
 	}
@@ -1636,6 +1659,8 @@ static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_HTTP].write_stalls),
 		   atomic64_read(&gb_tcp_queued_refs),
 		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_MEMCACHE].data_stalls));
+	seq_printf(m, "send_retries %lld\n",
+		   atomic64_read(&gb_tcp_send_retries));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);
