@@ -12,6 +12,7 @@
 #include <linux/moduleparam.h>
 
 #include "goblin.h"
+#include "mc_exec.h"
 
 unsigned long long gb_param_memory;
 module_param_named(memory, gb_param_memory, ullong, 0444);
@@ -54,6 +55,7 @@ struct gb_subsys {
 static const struct gb_subsys gb_subsystems[] = {
 	{ "stats",	gb_stats_init,		gb_stats_exit },
 	{ "store",	gb_store_init,		gb_store_exit },
+	{ "mc_exec",	gb_mc_exec_init,	gb_mc_exec_exit },
 	{ "tcp",	gb_tcp_init,		gb_tcp_exit },
 	{ "http",	gb_http_init,		gb_http_exit },
 	{ "rdma",	gb_rdma_init,		gb_rdma_exit },

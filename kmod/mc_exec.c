@@ -13,6 +13,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -84,11 +85,6 @@ enum {
 static u64 gb_mc_reset_base[GB_MC_R_NR];
 static DEFINE_SPINLOCK(gb_mc_reset_lock);
 
-void gb_mc_exec_init(void)
-{
-	gb_mc_started = ktime_get_boottime_seconds();
-}
-
 static int gb_text(struct gb_mc_sink *s, const char *p, size_t len)
 {
 	return s->ops->text(s, p, len);
@@ -114,7 +110,32 @@ static int gb_line(struct gb_mc_sink *s, const char *line)
  * by the prefix's MurmurHash3 (memcached's default hash), newest first
  * in a bucket, so that "stats detail dump" lists them in memcached's
  * order. At most GB_MC_PREFIX_MAX prefixes are kept (memcached has no
- * bound): a client cannot make the table grow without limit.
+ * bound): a client cannot make the table grow without limit. Counts of
+ * keys whose prefix is not in the table and cannot be added (the table
+ * is full, or the allocation failed) go to gb_mc_prefix_dropped, which
+ * plain "stats" reports as detail_dropped (a Goblin extension).
+ *
+ * Locking. gb_mc_prefix_record() runs for every counted key, in process
+ * context only: the memcache transport executes requests from its
+ * connections' work items (kmod/tcp.c, gb_conn_work() on gb_tcp_wq),
+ * never from its socket callbacks, and no other caller exists. So it
+ * may sleep, and the bucket locks need not disable bottom halves.
+ *
+ *  - Lookup and counting take no lock: the bucket lists are RCU lists
+ *    (walked under rcu_read_lock()), the counters are atomic64_t.
+ *  - Insertion takes the bucket's spinlock (gb_mc_prefix_tab[b].lock)
+ *    only to look again and link the entry, which was allocated with
+ *    GFP_KERNEL before the lock; gb_mc_nprefixes (atomic) bounds the
+ *    table across buckets.
+ *  - gb_mc_prefix_lock (a mutex) is taken only by "stats detail dump"
+ *    and by gb_mc_prefix_clear() ("stats reset", unload): it keeps the
+ *    entries alive while the dump, which may sleep in the sink, walks
+ *    them. Entries are freed only by gb_mc_prefix_clear(), after an RCU
+ *    grace period (kfree_rcu()).
+ *
+ * The table belongs to mc_exec: gb_mc_exec_init() sets it up and
+ * gb_mc_exec_exit() frees it, called by kmod/main.c after the transports
+ * that execute requests are gone.
  */
 #define GB_MC_PREFIX_BUCKETS	256
 #define GB_MC_PREFIX_MAX	256
@@ -122,15 +143,21 @@ static int gb_line(struct gb_mc_sink *s, const char *line)
 enum gb_mc_prefix_op { GB_MC_PFX_GET, GB_MC_PFX_SET, GB_MC_PFX_DEL };
 
 struct gb_mc_prefix {
-	struct gb_mc_prefix *next;
-	u64 gets, hits, sets, dels;
+	struct gb_mc_prefix __rcu *next;
+	struct rcu_head rcu;
+	atomic64_t gets, hits, sets, dels;
 	u8 len;
 	char prefix[];
 };
 
-static DEFINE_MUTEX(gb_mc_prefix_lock);
-static struct gb_mc_prefix *gb_mc_prefixes[GB_MC_PREFIX_BUCKETS];
-static unsigned int gb_mc_nprefixes;
+static struct {
+	struct gb_mc_prefix __rcu *head;
+	spinlock_t lock;		/* insertion and unlinking */
+} gb_mc_prefix_tab[GB_MC_PREFIX_BUCKETS];
+
+static DEFINE_MUTEX(gb_mc_prefix_lock);	/* dump vs. clear */
+static atomic_t gb_mc_nprefixes = ATOMIC_INIT(0);
+static atomic64_t gb_mc_prefix_dropped = ATOMIC64_INIT(0);
 
 /* MurmurHash3_x86_32 with seed 0, memcached's murmur3_hash() */
 static u32 gb_mc_murmur3(const u8 *p, size_t len)
@@ -174,6 +201,82 @@ static u32 gb_mc_murmur3(const u8 *p, size_t len)
 	return h;
 }
 
+/* Bucket @b's head: under rcu_read_lock() or the bucket's lock. */
+#define gb_mc_pfx_deref(p, b) \
+	rcu_dereference_check(p, lockdep_is_held(&gb_mc_prefix_tab[b].lock))
+
+/* The entry of prefix @key[0..@len) in bucket @b, or NULL. */
+static struct gb_mc_prefix *gb_mc_prefix_find(u32 b, const char *key,
+					      size_t len)
+{
+	struct gb_mc_prefix *e;
+
+	for (e = gb_mc_pfx_deref(gb_mc_prefix_tab[b].head, b); e;
+	     e = gb_mc_pfx_deref(e->next, b))
+		if (e->len == len && !memcmp(e->prefix, key, len))
+			return e;
+	return NULL;
+}
+
+static void gb_mc_prefix_count(struct gb_mc_prefix *e,
+			       enum gb_mc_prefix_op op, bool hit)
+{
+	switch (op) {
+	case GB_MC_PFX_GET:
+		atomic64_inc(&e->gets);
+		if (hit) {
+			/* after gets: the dump reads hits first */
+			smp_mb__before_atomic();
+			atomic64_inc(&e->hits);
+		}
+		break;
+	case GB_MC_PFX_SET:
+		atomic64_inc(&e->sets);
+		break;
+	case GB_MC_PFX_DEL:
+		atomic64_inc(&e->dels);
+		break;
+	}
+}
+
+/*
+ * Add the prefix @key[0..@len) to bucket @b (it was not there a moment
+ * ago) and count @op for it. Process context: allocates with GFP_KERNEL
+ * before taking the bucket lock.
+ */
+static void gb_mc_prefix_add(u32 b, const char *key, size_t len,
+			     enum gb_mc_prefix_op op, bool hit)
+{
+	struct gb_mc_prefix *e, *n = NULL;
+
+	might_sleep();
+	if (atomic_read(&gb_mc_nprefixes) < GB_MC_PREFIX_MAX) {
+		n = kzalloc(struct_size(n, prefix, len), GFP_KERNEL);
+		if (n) {
+			n->len = len;
+			memcpy(n->prefix, key, len);
+		}
+	}
+	spin_lock(&gb_mc_prefix_tab[b].lock);
+	/* another connection may have added it meanwhile */
+	e = gb_mc_prefix_find(b, key, len);
+	if (!e && n && atomic_add_unless(&gb_mc_nprefixes, 1,
+					 GB_MC_PREFIX_MAX)) {
+		e = n;
+		n = NULL;
+		gb_mc_prefix_count(e, op, hit);
+		RCU_INIT_POINTER(e->next,
+				 gb_mc_pfx_deref(gb_mc_prefix_tab[b].head, b));
+		rcu_assign_pointer(gb_mc_prefix_tab[b].head, e);
+	} else if (e) {
+		gb_mc_prefix_count(e, op, hit);
+	} else {
+		atomic64_inc(&gb_mc_prefix_dropped);
+	}
+	spin_unlock(&gb_mc_prefix_tab[b].lock);
+	kfree(n);
+}
+
 /* Count @op (a get: @hit) for the prefix of @key, if detail is on. */
 static void gb_mc_prefix_record(const char *key, size_t klen,
 				enum gb_mc_prefix_op op, bool hit)
@@ -190,54 +293,41 @@ static void gb_mc_prefix_record(const char *key, size_t klen,
 		return;
 	len = colon - key;
 	b = gb_mc_murmur3((const u8 *)key, len) % GB_MC_PREFIX_BUCKETS;
-	mutex_lock(&gb_mc_prefix_lock);
-	for (e = gb_mc_prefixes[b]; e; e = e->next)
-		if (e->len == len && !memcmp(e->prefix, key, len))
-			break;
-	if (!e && gb_mc_nprefixes < GB_MC_PREFIX_MAX) {
-		e = kzalloc(struct_size(e, prefix, len), GFP_KERNEL);
-		if (e) {
-			e->len = len;
-			memcpy(e->prefix, key, len);
-			e->next = gb_mc_prefixes[b];
-			gb_mc_prefixes[b] = e;
-			gb_mc_nprefixes++;
-		}
-	}
-	if (e) {
-		switch (op) {
-		case GB_MC_PFX_GET:
-			e->gets++;
-			e->hits += hit;
-			break;
-		case GB_MC_PFX_SET:
-			e->sets++;
-			break;
-		case GB_MC_PFX_DEL:
-			e->dels++;
-			break;
-		}
-	}
-	mutex_unlock(&gb_mc_prefix_lock);
+	rcu_read_lock();
+	e = gb_mc_prefix_find(b, key, len);
+	if (e)
+		gb_mc_prefix_count(e, op, hit);
+	rcu_read_unlock();
+	if (!e)
+		gb_mc_prefix_add(b, key, len, op, hit);
 }
 
-/* Forget every prefix ("stats reset", unload). */
+/* Forget every prefix and the dropped count ("stats reset", unload). */
 static void gb_mc_prefix_clear(void)
 {
 	struct gb_mc_prefix *e, *next;
-	unsigned int b;
+	unsigned int b, n;
 
 	mutex_lock(&gb_mc_prefix_lock);
 	for (b = 0; b < GB_MC_PREFIX_BUCKETS; b++) {
-		for (e = gb_mc_prefixes[b]; e; e = next) {
-			next = e->next;
-			kfree(e);
+		spin_lock(&gb_mc_prefix_tab[b].lock);
+		e = gb_mc_pfx_deref(gb_mc_prefix_tab[b].head, b);
+		RCU_INIT_POINTER(gb_mc_prefix_tab[b].head, NULL);
+		spin_unlock(&gb_mc_prefix_tab[b].lock);
+		/* unlinked: only lockless readers still see these */
+		for (n = 0; e; e = next, n++) {
+			next = rcu_dereference_protected(e->next, true);
+			kfree_rcu(e, rcu);
 		}
-		gb_mc_prefixes[b] = NULL;
+		atomic_sub(n, &gb_mc_nprefixes);
 	}
-	gb_mc_nprefixes = 0;
+	atomic64_set(&gb_mc_prefix_dropped, 0);
 	mutex_unlock(&gb_mc_prefix_lock);
 }
+
+/* A list pointer, for the dump: entries are added meanwhile, not freed. */
+#define gb_mc_dump_deref(p) \
+	rcu_dereference_check(p, lockdep_is_held(&gb_mc_prefix_lock))
 
 /* "stats detail dump": one PREFIX line per prefix, then END. */
 static int gb_mc_prefix_dump(struct gb_mc_sink *sink)
@@ -245,15 +335,26 @@ static int gb_mc_prefix_dump(struct gb_mc_sink *sink)
 	char line[MC_KEY_MAX + 120];
 	struct gb_mc_prefix *e;
 	unsigned int b;
+	u64 gets, hits;
 	int n, err = 0;
 
+	/*
+	 * The mutex keeps the entries from being freed while the sink may
+	 * sleep; entries added meanwhile (at a bucket's head) may be missed.
+	 */
 	mutex_lock(&gb_mc_prefix_lock);
 	for (b = 0; b < GB_MC_PREFIX_BUCKETS && !err; b++) {
-		for (e = gb_mc_prefixes[b]; e && !err; e = e->next) {
+		e = gb_mc_dump_deref(gb_mc_prefix_tab[b].head);
+		for (; e && !err; e = gb_mc_dump_deref(e->next)) {
+			hits = atomic64_read(&e->hits);
+			/* pairs with gb_mc_prefix_count(): hit <= get */
+			smp_rmb();
+			gets = atomic64_read(&e->gets);
 			n = scnprintf(line, sizeof(line),
 				      "PREFIX %.*s get %llu hit %llu set %llu del %llu\r\n",
-				      (int)e->len, e->prefix, e->gets, e->hits,
-				      e->sets, e->dels);
+				      (int)e->len, e->prefix, gets, hits,
+				      (u64)atomic64_read(&e->sets),
+				      (u64)atomic64_read(&e->dels));
 			err = gb_text(sink, line, n);
 		}
 	}
@@ -261,6 +362,17 @@ static int gb_mc_prefix_dump(struct gb_mc_sink *sink)
 	return err ? err : gb_text(sink, "END\r\n", 5);
 }
 
+int gb_mc_exec_init(void)
+{
+	unsigned int b;
+
+	gb_mc_started = ktime_get_boottime_seconds();
+	for (b = 0; b < GB_MC_PREFIX_BUCKETS; b++)
+		spin_lock_init(&gb_mc_prefix_tab[b].lock);
+	return 0;
+}
+
+/* After the last request: every transport that calls us has exited. */
 void gb_mc_exec_exit(void)
 {
 	gb_mc_prefix_clear();
@@ -662,6 +774,8 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_mc_stat(buf, size, &off, "tail_wb_errors", "%llu",
 		   st.tail_wb_errors);
 	gb_mc_stat(buf, size, &off, "meta_bytes", "%llu", st.meta_bytes);
+	gb_mc_stat(buf, size, &off, "detail_dropped", "%llu",
+		   (u64)atomic64_read(&gb_mc_prefix_dropped));
 	off += scnprintf(buf + off, size - off, "END\r\n");
 	err = gb_text(sink, buf, off);
 	kfree(buf);

@@ -133,9 +133,13 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 /* Drop a pending op (connection closed mid-value). */
 void gb_mc_store_abort(struct gb_mc_store_op *op);
 
-/* Module-wide memcache counters (stats command). */
-void gb_mc_exec_init(void);
-/* Frees the "stats detail" prefix table; after the last connection. */
+/*
+ * Module-wide memcache state (the stats counters, the "stats detail"
+ * prefix table). kmod/main.c calls gb_mc_exec_init() before the
+ * transports that execute requests start, and gb_mc_exec_exit(), which
+ * frees the prefix table, after the last of them has exited.
+ */
+int gb_mc_exec_init(void);
 void gb_mc_exec_exit(void);
 
 #endif /* _GOBLIN_MC_EXEC_H */

@@ -1688,7 +1688,6 @@ int gb_tcp_init(void)
 	struct gb_listener_config cfg = { .kind = GB_LISTENER_MEMCACHE };
 	int err;
 
-	gb_mc_exec_init();
 	/*
 	 * Not WQ_MEM_RECLAIM: the work items allocate with GFP_KERNEL and
 	 * read tail files; memory reclaim never waits for them.
@@ -1742,5 +1741,4 @@ void gb_tcp_exit(void)
 	debugfs_remove(gb_tcp_dbg);
 	gb_tcp_dbg = NULL;
 	destroy_workqueue(gb_tcp_wq);
-	gb_mc_exec_exit();
 }
