@@ -27,6 +27,8 @@ int gb_stats_init(void);
 void gb_stats_exit(void);
 int gb_store_init(void);
 void gb_store_exit(void);
+int gb_mc_exec_init(void);
+void gb_mc_exec_exit(void);
 int gb_tcp_init(void);
 void gb_tcp_exit(void);
 int gb_http_init(void);

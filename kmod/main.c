@@ -12,7 +12,6 @@
 #include <linux/moduleparam.h>
 
 #include "goblin.h"
-#include "mc_exec.h"
 
 unsigned long long gb_param_memory;
 module_param_named(memory, gb_param_memory, ullong, 0444);

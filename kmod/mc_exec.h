@@ -139,7 +139,6 @@ void gb_mc_store_abort(struct gb_mc_store_op *op);
  * transports that execute requests start, and gb_mc_exec_exit(), which
  * frees the prefix table, after the last of them has exited.
  */
-int gb_mc_exec_init(void);
-void gb_mc_exec_exit(void);
+/* int gb_mc_exec_init(void) and void gb_mc_exec_exit(void): goblin.h */
 
 #endif /* _GOBLIN_MC_EXEC_H */
