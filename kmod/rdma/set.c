@@ -186,6 +186,10 @@ static void gb_rdma_prep_store_result(struct gb_rdma_conn *conn, int res)
 	case -EINVAL:	/* gb_obj_alloc(): the store refused the key */
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT, "bad key");
 		break;
+	case -EIO:	/* the tail: its writeback, or reading it back */
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "I/O error storing object");
+		break;
 	default:
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
 				   "out of memory storing object");

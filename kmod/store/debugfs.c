@@ -39,6 +39,15 @@ static bool gb_dbg_own_dir;
  *   crc KEY                      LEN = the CRC-32C stored with KEY; result
  *                                -ENODATA when it has none (stored with the
  *                                store setting crc off)
+ *   crcflip KEY                  flip the bits of the CRC stored with KEY
+ *                                (the bytes stay): a value of any length,
+ *                                0 B included, that fails its check;
+ *                                -ENODATA when it has none
+ *   fail seal ERRNO              the next CRC computation at publication
+ *                                (gb_obj_seal(), store setting crc on)
+ *                                fails with -ERRNO, as a tail that cannot
+ *                                be read back would; 0 disarms. LEN = what
+ *                                was armed before (0: it has fired)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
@@ -179,6 +188,23 @@ static int gb_dbg_crc(const char *key, u64 *len)
 	return err;
 }
 
+/* Damage the CRC kept with a published value, not its bytes (tests only). */
+static int gb_dbg_crcflip(const char *key)
+{
+	struct gb_obj *obj;
+	int err = -ENODATA;
+
+	obj = gb_store_peek(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	if (obj->has_crc) {
+		WRITE_ONCE(obj->crc, ~READ_ONCE(obj->crc));
+		err = 0;
+	}
+	gb_obj_put(obj);
+	return err;
+}
+
 static int gb_dbg_head(const char *key, u64 *len)
 {
 	struct gb_obj *obj;
@@ -226,6 +252,12 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = a < 0 ? -ERANGE : gb_dbg_corrupt(key, a, &len);
 	} else if (n >= 2 && !strcmp(cmd, "crc")) {
 		res = gb_dbg_crc(key, &len);
+	} else if (n >= 2 && !strcmp(cmd, "crcflip")) {
+		res = gb_dbg_crcflip(key);
+	} else if (n >= 3 && !strcmp(cmd, "fail") && !strcmp(key, "seal")) {
+		res = a < 0 || a > MAX_ERRNO ? -ERANGE : 0;
+		if (!res)
+			len = gb_obj_seal_fail_next(a);
 	} else if (n >= 2 && !strcmp(cmd, "head")) {
 		res = gb_dbg_head(key, &len);
 	} else if (n >= 2 && !strcmp(cmd, "walk")) {

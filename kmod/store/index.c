@@ -437,16 +437,68 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 	return 0;
 }
 
+/*
+ * The SET mode's verdict on publishing @obj over @old (the live object of
+ * its key, or NULL): GB_STORED, GB_NOT_STORED, GB_NOT_FOUND or GB_EXISTS.
+ * No side effect but on @obj (a stale CAS takes @old's TTL and win token),
+ * so it may run again on a later pass. Caller holds gb_store_wlock.
+ */
+static int gb_commit_verdict(struct gb_obj *obj, struct gb_obj *old,
+			     enum gb_store_mode mode, u64 cas)
+{
+	switch (mode) {
+	case GB_MODE_SET:
+		return GB_STORED;
+	case GB_MODE_ADD:
+		return old ? GB_NOT_STORED : GB_STORED;
+	case GB_MODE_REPLACE:
+		return old ? GB_STORED : GB_NOT_STORED;
+	case GB_MODE_CAS:
+	case GB_MODE_CAS_STALE:
+		if (!old)
+			return GB_NOT_FOUND;
+		if (old->cas == cas)
+			return GB_STORED;	/* a match stores a fresh object */
+		if (mode == GB_MODE_CAS_STALE && cas && cas < old->cas) {
+			/* memcached: stale, with the old TTL and win token */
+			obj->exptime = READ_ONCE(old->exptime);
+			set_bit(GB_OBJ_STALE, &obj->priv->mstate);
+			if (test_bit(GB_OBJ_WON, &old->priv->mstate))
+				set_bit(GB_OBJ_WON, &obj->priv->mstate);
+			return GB_STORED;
+		}
+		return GB_EXISTS;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode);
+
+/*
+ * Publish @obj under @mode. @seal: compute its CRC first (gb_obj_seal()),
+ * but only once the mode lets it be published: a failing ADD, REPLACE or
+ * CAS, an already expired value and one whose tail writeback failed pay
+ * no CRC pass over the value. The pass reads the whole value and may sleep
+ * on its tail, so it runs outside gb_store_wlock, and the verdict is taken
+ * again after it (the key may have changed meanwhile). On a seal error the
+ * object is dropped (gb_store_seal()) and the error returned.
+ */
 static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
-			     u64 cas, bool count, u64 *cas_out,
+			     u64 cas, bool count, bool seal, u64 *cas_out,
 			     bool *replaced)
 {
-	s64 now = gb_now();
 	struct gb_obj *old;
-	int res = GB_STORED;
 	bool lost = false;
-	int err;
+	int res, err;
+	s64 now;
 
+	if (seal && !gb_store_get_crc()) {
+		/* nothing to read: gb_obj_seal() only clears has_crc */
+		gb_obj_seal(obj);
+		seal = false;
+	}
+again:
 	/*
 	 * Tail pages written back (and failed) already while the value was
 	 * being written: refuse to publish it rather than serve it later.
@@ -457,44 +509,24 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 				    obj->priv->tail->id);
 		lost = true;
 	}
+	now = gb_now();
 	mutex_lock(&gb_store_wlock);
 	old = gb_find_locked(obj->key, obj->klen, now);
-	switch (mode) {
-	case GB_MODE_SET:
-		break;
-	case GB_MODE_ADD:
-		if (old) {
-			WRITE_ONCE(old->priv->visited, true);
-			res = GB_NOT_STORED;
-		}
-		break;
-	case GB_MODE_REPLACE:
-		if (!old)
-			res = GB_NOT_STORED;
-		break;
-	case GB_MODE_CAS:
-	case GB_MODE_CAS_STALE:
-		if (!old) {
-			res = GB_NOT_FOUND;
-		} else if (old->cas == cas) {
-			/* a match stores a fresh object */
-		} else if (mode == GB_MODE_CAS_STALE && cas && cas < old->cas) {
-			/* memcached: stale, with the old TTL and win token */
-			obj->exptime = READ_ONCE(old->exptime);
-			set_bit(GB_OBJ_STALE, &obj->priv->mstate);
-			if (test_bit(GB_OBJ_WON, &old->priv->mstate))
-				set_bit(GB_OBJ_WON, &obj->priv->mstate);
-		} else {
-			res = GB_EXISTS;
-		}
-		if (count)
-			gb_stat_inc(res == GB_NOT_FOUND ? GB_ST_CAS_MISSES :
-				    res == GB_EXISTS ? GB_ST_CAS_BADVAL :
-				    GB_ST_CAS_HITS);
-		break;
-	default:
-		res = -EINVAL;
+	res = gb_commit_verdict(obj, old, mode, cas);
+	if (seal && res == GB_STORED && !lost && obj->exptime >= 0) {
+		mutex_unlock(&gb_store_wlock);
+		seal = false;
+		err = gb_store_seal(obj, mode);
+		if (err)
+			return err;
+		goto again;
 	}
+	if (mode == GB_MODE_ADD && old)
+		WRITE_ONCE(old->priv->visited, true);
+	if (count && (mode == GB_MODE_CAS || mode == GB_MODE_CAS_STALE))
+		gb_stat_inc(res == GB_NOT_FOUND ? GB_ST_CAS_MISSES :
+			    res == GB_EXISTS ? GB_ST_CAS_BADVAL :
+			    GB_ST_CAS_HITS);
 	if (res == GB_STORED) {
 		if (obj->exptime < 0 || lost) {
 			/*
@@ -587,42 +619,41 @@ bool gb_obj_linked(const struct gb_obj *obj)
  * re-blessed with a fresh CRC over the bad bytes, nor stripped of the CRC
  * that exposes the damage; the append/prepend fails with -EBADMSG and
  * leaves the old object in place. With crc on, the result gets the CRC of
- * the bytes as they are copied, in @obj's order. An old value stored while
- * crc was off has no CRC to check it against: the result then gets none
- * either.
+ * all its bytes as they are copied, in @obj's order, whether or not @old
+ * had one (as a result of incr/decr does): an old value stored while crc
+ * was off has nothing to check its part against, and that part is vouched
+ * for from this copy on. With crc off, the result has none.
  */
 static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
 			  struct gb_obj *add, bool prepend)
 {
-	bool check = old->has_crc;
+	bool check = old->has_crc, seal = gb_store_get_crc();
 	u32 run = ~0U, own = ~0U;
+	u32 *runp = check || seal ? &run : NULL;
 	int res;
 
 	obj->has_crc = false;
 	if (prepend) {
-		res = gb_obj_copy_crc(obj, 0, add, 0, add->len,
-				      check ? &run : NULL, NULL);
+		res = gb_obj_copy_crc(obj, 0, add, 0, add->len, runp, NULL);
 		if (!res)
 			res = gb_obj_copy_crc(obj, add->len, old, 0, old->len,
-					      check ? &run : NULL,
-					      check ? &own : NULL);
+					      runp, check ? &own : NULL);
 	} else {
-		res = gb_obj_copy_crc(obj, 0, old, 0, old->len,
-				      check ? &run : NULL, NULL);
+		res = gb_obj_copy_crc(obj, 0, old, 0, old->len, runp, NULL);
 		own = run;
 		if (!res)
 			res = gb_obj_copy_crc(obj, old->len, add, 0, add->len,
-					      check ? &run : NULL, NULL);
+					      runp, NULL);
 	}
-	if (res || !check)
+	if (res)
 		return res;
-	if (~own != old->crc) {
+	if (check && ~own != old->crc) {
 		pr_warn_ratelimited("%s of a value whose bytes fail its CRC (%08x, stored %08x): refused\n",
 				    prepend ? "prepend" : "append", ~own,
 				    old->crc);
 		return -EBADMSG;
 	}
-	if (gb_store_get_crc()) {
+	if (seal) {
 		obj->crc = ~run;
 		obj->has_crc = true;
 	}
@@ -672,7 +703,7 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 			break;
 		}
 		res = __gb_store_commit(obj, GB_MODE_CAS, READ_ONCE(old->cas),
-					false, cas_out, NULL);
+					false, false, cas_out, NULL);
 		gb_obj_put(old);
 		if (res != GB_EXISTS) {
 			if (res == GB_NOT_FOUND)
@@ -686,10 +717,12 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 }
 
 /*
- * Compute @obj's CRC before it is published (gb_obj_seal()). When that
+ * Compute @obj's CRC before it is published (gb_obj_seal(), from
+ * __gb_store_commit() once the mode lets it be published). When that
  * fails (its tail cannot be read back), the object is dropped and, as for
  * a tail lost to a writeback error, a failed SET leaves no older value of
- * the key behind. Consumes the reference on failure.
+ * the key behind. Consumes the reference on failure. Not under
+ * gb_store_wlock.
  */
 static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode)
 {
@@ -729,14 +762,12 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, cas,
 				       cas_out);
-	res = gb_store_seal(obj, mode);
-	if (res)
-		return res;
 	if (mode != GB_MODE_CAS_STALE)
-		return __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
+		return __gb_store_commit(obj, mode, cas, true, true, cas_out,
+					 NULL);
 	/* it copies the old object's TTL and win token: see gb_rmw_lock */
 	gb_store_meta_lock(obj->key, obj->klen);
-	res = __gb_store_commit(obj, mode, cas, true, cas_out, NULL);
+	res = __gb_store_commit(obj, mode, cas, true, true, cas_out, NULL);
 	gb_store_meta_unlock(obj->key, obj->klen);
 	return res;
 }
@@ -754,15 +785,10 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
 			     u64 cas, bool *replaced)
 {
-	int err;
-
 	gb_stat_inc(GB_ST_CMD_SET);
 	if (mode == GB_MODE_APPEND || mode == GB_MODE_PREPEND)
 		return gb_store_concat(obj, mode == GB_MODE_PREPEND, 0, NULL);
-	err = gb_store_seal(obj, mode);
-	if (err)
-		return err;
-	return __gb_store_commit(obj, mode, cas, true, NULL, replaced);
+	return __gb_store_commit(obj, mode, cas, true, true, NULL, replaced);
 }
 
 static int __gb_store_delete(const char *key, size_t klen, u64 cas)
@@ -998,16 +1024,15 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		for (off = n; !ret && off < len; off += sizeof(buf))
 			ret = gb_obj_write(obj, off, buf,
 					   min_t(u64, sizeof(buf), len - off));
-		if (!ret)
-			ret = gb_obj_seal(obj);
 		if (ret) {
 			gb_obj_put(obj);
 			gb_obj_put(old);
 			break;
 		}
+		/* sealed there: the result gets the CRC of its full bytes */
 		refcount_inc(&obj->ref);
 		ret = __gb_store_commit(obj, GB_MODE_CAS, READ_ONCE(old->cas),
-					false, NULL, NULL);
+					false, true, NULL, NULL);
 		gb_obj_put(old);
 		if (ret == GB_STORED) {
 			res->value = v;

@@ -567,6 +567,19 @@ static int gb_obj_crc_range(struct gb_obj *obj, u64 off, u64 len, u32 *crc)
 	return 0;
 }
 
+/*
+ * Test knob (debugfs "fail seal ERRNO"): the next gb_obj_seal() with the
+ * setting on fails with -ERRNO without reading the value, as one whose
+ * tail cannot be read back would. 0: disarmed.
+ */
+static atomic_t gb_obj_seal_fail = ATOMIC_INIT(0);
+
+/* Arm (@err > 0) or disarm (0) the knob; returns what was armed. */
+int gb_obj_seal_fail_next(int err)
+{
+	return atomic_xchg(&gb_obj_seal_fail, err);
+}
+
 /**
  * gb_obj_seal - compute the CRC of an unpublished object
  * @obj: object from gb_obj_alloc(), fully written, not yet published
@@ -575,7 +588,8 @@ static int gb_obj_crc_range(struct gb_obj *obj, u64 off, u64 len, u32 *crc)
  * value and @obj->has_crc; with it off, clears @obj->has_crc. The bytes are
  * the ones just written (head pages, and the tail in the page cache).
  *
- * Return: 0 or the error reading the tail. Process context, may sleep.
+ * Return: 0 or the error reading the tail back (-EIO for an I/O error, a
+ * page cache allocation may fail with -ENOMEM). Process context, may sleep.
  */
 int gb_obj_seal(struct gb_obj *obj)
 {
@@ -585,6 +599,9 @@ int gb_obj_seal(struct gb_obj *obj)
 	obj->has_crc = false;
 	if (!gb_store_get_crc())
 		return 0;
+	err = atomic_xchg(&gb_obj_seal_fail, 0);
+	if (err)
+		return -err;
 	err = gb_obj_crc_range(obj, 0, obj->len, &crc);
 	if (err)
 		return err;

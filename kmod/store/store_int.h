@@ -143,6 +143,7 @@ void gb_store_rmw_init(void);
 
 /* object.c: objects and their pages (API in kmod/store.h) */
 int gb_obj_crc_check(struct gb_obj *obj);
+int gb_obj_seal_fail_next(int err);
 int gb_obj_copy_crc(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 		    u64 src_off, u64 len, u32 *run, u32 *own);
 

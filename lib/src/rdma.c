@@ -733,8 +733,9 @@ static int rd_get_end(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
 
 /*
  * @v holds the last chunk of a gb_get() value: take END and check the
- * value's CRC. A value that fails it is not handed out: its window goes
- * back at once and @v is left without data.
+ * value's CRC. A value that fails it, or whose END does not come (its CRC
+ * then unchecked), is not handed out: its window goes back at once and @v
+ * is left without data.
  */
 static int rd_last_chunk(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
 {
@@ -743,7 +744,7 @@ static int rd_last_chunk(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
 	ret = rd_get_end(r, tag, v);
 	if (!ret)
 		ret = rd_crc_end(r, &r->stream_crc);
-	if (ret == -GB_ECRC) {
+	if (ret) {
 		rd_give_back(r, (unsigned int)v->slot);
 		v->slot = -1;
 		v->data = NULL;
@@ -812,10 +813,13 @@ static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 	if (!v->total) {
 		static const char empty[1];
 
-		v->data = empty;
 		v->ts.payload_ns = ev.t_ns;
 		ret = rd_get_end(r, tag, v);
-		return ret ? ret : rd_crc_end(r, &r->stream_crc);
+		if (!ret)
+			ret = rd_crc_end(r, &r->stream_crc);
+		/* a value that failed (-GB_ECRC included) shows no data */
+		v->data = ret ? NULL : empty;
+		return ret;
 	}
 	ret = rd_take(r, tag, &ev);
 	if (ret)

@@ -67,8 +67,9 @@ enum gb_error {
 	GB_EBUSY,	/* too many views held: release one first */
 	GB_ENOTSUP,	/* transport or server does not support this */
 	GB_ESYS,	/* system call failed (errno text in errmsg) */
-	GB_ECRC,	/* value failed its CRC check: not returned as good;
-			 * the connection stays usable (LIBGOBLIN_1.1)
+	GB_ECRC,	/* value failed its CRC check (checked at its last
+			 * chunk: earlier chunks were shown); the connection
+			 * stays usable (LIBGOBLIN_1.1)
 			 */
 	GB_ERROR_MAX,
 };
@@ -186,10 +187,17 @@ typedef void (*gb_chunk_fn)(void *arg, size_t idx, int status,
 /*
  * Value CRCs: an RDMA connection asks the server for the CRC-32C of every
  * value it stored with one (server store setting crc) and checks the bytes
- * it receives against it; a value that does not match fails with -GB_ECRC
- * and is not shown. A server too old to know CRCs is connected to without
- * them. gb_crc_verify(c, 0) stops the checks on @c (gb_crc_verify(c, 1)
- * resumes them) and returns the previous setting (1 or 0) or -GB_EINVAL.
+ * it receives against it. The check completes with the value's last chunk:
+ * a value that does not match fails with -GB_ECRC there, from gb_get_copy()
+ * (@buf then holds bytes that must not be used), from the gb_get() or
+ * gb_view_next() that would have returned the last chunk (the view then
+ * has no data), or as the key's status in gb_get_many() instead of its
+ * last chunk. A value that arrives in several chunks (larger than one
+ * window) has had its earlier chunks handed out already: a zero-copy
+ * reader must not act on a value before its last chunk came without an
+ * error. A server too old to know CRCs is connected to without them.
+ * gb_crc_verify(c, 0) stops the checks on @c (gb_crc_verify(c, 1) resumes
+ * them) and returns the previous setting (1 or 0) or -GB_EINVAL.
  */
 
 /**

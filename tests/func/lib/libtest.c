@@ -595,8 +595,9 @@ static void crc_store_check(struct gb_conn *c, const char *how,
 static void test_crc_on(const struct target *t, const struct target *tt,
 			struct gb_conn *c, char *a, char *b)
 {
+	/* up to a multi-MiB tail (ram_head 256 KiB, ssd_dir in func/lib) */
 	static const size_t csz[] = {
-		0, 1, 4096, 256 * 1024 + 1, 1 << 20,
+		0, 1, 4096, 256 * 1024 + 1, 1 << 20, (3 << 20) + 5,
 	};
 	struct gb_crc_stats s0, s1;
 	struct gb_conn *ct = NULL;
@@ -839,6 +840,111 @@ static void test_crc_bad(const struct target *t, const struct target *tt,
 	gb_close(oc);
 }
 
+/* debugfs "fail seal ERRNO": arm (or 0: disarm); what was armed, or -1. */
+static long long seal_fail(int err)
+{
+	unsigned long long len = 0;
+	long long res = -1;
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "fail seal %d", err);
+	if (dbg_store(cmd, &res, &len) || res)
+		return -1;
+	return (long long)len;
+}
+
+/*
+ * The CRC pass at publication (gb_obj_seal()), crc on: it runs only for a
+ * value that will be published, and its failure is no "out of memory".
+ * A 0 B value whose CRC fails shows no data.
+ */
+static void test_crc_seal(const struct target *tt, struct gb_conn *c,
+			  char *a, char *b)
+{
+	char reply[256], line[128];
+	unsigned long long len = 0;
+	long long res = -1, armed;
+	size_t vlen;
+	int ret, r2, r3, r4, r5;
+
+	fill(a, 5000, 95);
+	ret = gb_set(c, "lt-crc-add", 10, a, 5000, 0, 0);
+	if (tt->on && !ret && seal_fail(5) == 0) {
+		/* a CRC pass would fail: none may run for these */
+		snprintf(line, sizeof(line), "add lt-crc-add 0 0 5000\r\n");
+		r2 = mc_cmd(tt, line, a, 5000, reply, sizeof(reply));
+		r2 = r2 ? r2 : strcmp(reply, "NOT_STORED");
+		snprintf(line, sizeof(line),
+			 "replace lt-crc-nokey 0 0 5000\r\n");
+		r3 = mc_cmd(tt, line, a, 5000, reply, sizeof(reply));
+		r3 = r3 ? r3 : strcmp(reply, "NOT_STORED");
+		snprintf(line, sizeof(line), "cas lt-crc-add 0 0 5000 1\r\n");
+		r4 = mc_cmd(tt, line, a, 5000, reply, sizeof(reply));
+		r4 = r4 ? r4 : strcmp(reply, "EXISTS");
+		snprintf(line, sizeof(line), "cas lt-crc-nokey 0 0 5000 1\r\n");
+		r5 = mc_cmd(tt, line, a, 5000, reply, sizeof(reply));
+		r5 = r5 ? r5 : strcmp(reply, "NOT_FOUND");
+		armed = seal_fail(0);
+		tap(!r2 && !r3 && !r4 && !r5 && armed == 5,
+		    "crc: failing add/replace/cas (exists, missing, mismatch, missing) answered without a CRC pass (%d %d %d %d, armed fault %s)",
+		    r2, r3, r4, r5, armed == 5 ? "untouched" : "consumed");
+		ret = gb_get_copy(c, "lt-crc-add", 10, b, 5000, &vlen, NULL,
+				  NULL);
+		tap(!ret && vlen == 5000 && !memcmp(a, b, 5000),
+		    "crc: the value the failing commands left alone verifies");
+	} else {
+		seal_fail(0);
+		tap(false, "crc: set lt-crc-add and arm fail seal");
+	}
+
+	/* a CRC pass that fails (I/O error reading the value back) */
+	ret = gb_set(c, "lt-crc-eio", 10, a, 4096, 0, 0);
+	if (!ret && seal_fail(EIO) == 0) {
+		r2 = gb_set(c, "lt-crc-eio", 10, a, 5000, 0, 0);
+		armed = seal_fail(0);
+		tap(r2 == -GB_ESERVER && armed == 0 &&
+		    strstr(gb_errmsg(c), "I/O error") &&
+		    !strstr(gb_errmsg(c), "memory"),
+		    "crc: SET whose CRC pass fails with EIO -> ESERVER \"I/O error storing object\", not out of memory (%s: %s)",
+		    gb_strerror(r2), gb_errmsg(c));
+		ret = gb_get_copy(c, "lt-crc-eio", 10, b, 8192, &vlen, NULL,
+				  NULL);
+		tap(ret == -GB_ENOTFOUND,
+		    "crc: the failed SET left no value behind (%s)",
+		    gb_strerror(ret));
+		ret = gb_set(c, "lt-crc-eio", 10, a, 5000, 0, 0);
+		tap(!ret, "crc: the connection and the store go on");
+	} else {
+		seal_fail(0);
+		tap(false, "crc: set lt-crc-eio and arm fail seal EIO");
+	}
+
+	/* 0 B value whose CRC fails: ECRC, no data in the view */
+	ret = gb_set(c, "lt-crc-z", 8, "", 0, 0, 0);
+	if (!ret && !dbg_store("crcflip lt-crc-z", &res, &len) && !res) {
+		struct gb_view v;
+		int status[1] = { 0 }, calls[1] = { 0 };
+		const char *keys[1] = { "lt-crc-z" };
+		size_t klens[1] = { 8 }, lens[1] = { 0 }, got[1] = { 0 };
+		struct mget_chk m = { keys, lens, NULL, b, got, status,
+				      calls, 0 };
+
+		memset(&v, 0xa5, sizeof(v));
+		r2 = gb_get(c, "lt-crc-z", 8, &v);
+		tap(r2 == -GB_ECRC && !v.data && !v.len,
+		    "crc: 0 B value with a bad CRC -> gb_get ECRC, view without data (%s)",
+		    gb_strerror(r2));
+		r3 = gb_get_copy(c, "lt-crc-z", 8, b, 16, &vlen, NULL, NULL);
+		r4 = gb_get_many(c, 1, keys, klens, mget_cb, &m);
+		tap(r3 == -GB_ECRC && !r4 && status[0] == -GB_ECRC &&
+		    calls[0] == 1,
+		    "crc: and gb_get_copy ECRC, gb_get_many status ECRC (%s; %d)",
+		    gb_strerror(r3), status[0]);
+	} else {
+		tap(false, "crc: 0 B value and debugfs crcflip");
+	}
+}
+
 /* A 3.0 server refuses the CRC flag: connect again without, no CRCs. */
 static void test_crc_old_server(const struct target *t, char *a, char *b)
 {
@@ -889,8 +995,11 @@ static void test_crc(const struct target *t, const struct target *tt,
 	    "crc: the module agrees to send CRCs (protocol 3.1)");
 
 	/* setting off: stored without CRC, nothing sent, nothing checked */
+	fill(a, 5000, 81);
+	ret = gb_set(c, "lt-crc-off-p", 12, a, 5000, 0, 0);
+	ret = ret ? ret : gb_set(c, "lt-crc-off-n", 12, "41", 2, 0, 0);
 	fill(a, 4096, 80);
-	ret = gb_set(c, "lt-crc-off", 10, a, 4096, 0, 0);
+	ret = ret ? ret : gb_set(c, "lt-crc-off", 10, a, 4096, 0, 0);
 	tap(!ret && stored_crc("lt-crc-off", &crc) == -ENODATA,
 	    "crc: setting off: stored without a CRC");
 	ret = gb_get_copy(c, "lt-crc-off", 10, b, 4096, &vlen, NULL, NULL);
@@ -903,10 +1012,17 @@ static void test_crc(const struct target *t, const struct target *tt,
 	test_crc_on(t, tt, c, a, b);
 	test_crc_bad(t, tt, c, a, b);
 
-	/* stored while off: a later append keeps it without a CRC */
+	test_crc_seal(tt, c, a, b);
+
+	/*
+	 * Stored while off, changed while on: the result of append, prepend
+	 * and incr alike gets the CRC of its full bytes.
+	 */
 	if (tt->on) {
 		char reply[256];
 
+		fill(a, 4096, 80);
+		memcpy(a + 4096, "abc", 3);
 		ret = mc_cmd(tt, "append lt-crc-off 0 0 3\r\n", "abc", 3, reply,
 			     sizeof(reply));
 		s0 = crc_stats(c);
@@ -914,9 +1030,40 @@ static void test_crc(const struct target *t, const struct target *tt,
 					      &vlen, NULL, NULL);
 		s1 = crc_stats(c);
 		tap(!ret && !strcmp(reply, "STORED") && vlen == 4099 &&
-		    stored_crc("lt-crc-off", &crc) == -ENODATA &&
-		    s1.unverified == s0.unverified + 1,
-		    "crc: append to a value stored without CRC: result has none");
+		    !memcmp(a, b, 4099) &&
+		    !stored_crc("lt-crc-off", &crc) &&
+		    crc == value_crc(a, 4099) &&
+		    s1.verified == s0.verified + 1,
+		    "crc: append to a value stored without CRC: result has the CRC of all its bytes, verified");
+
+		memcpy(a, "xyz", 3);
+		fill(a + 3, 5000, 81);
+		ret = mc_cmd(tt, "prepend lt-crc-off-p 0 0 3\r\n", "xyz", 3,
+			     reply, sizeof(reply));
+		s0 = crc_stats(c);
+		ret = ret ? ret : gb_get_copy(c, "lt-crc-off-p", 12, b, 8192,
+					      &vlen, NULL, NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !strcmp(reply, "STORED") && vlen == 5003 &&
+		    !memcmp(a, b, 5003) &&
+		    !stored_crc("lt-crc-off-p", &crc) &&
+		    crc == value_crc(a, 5003) &&
+		    s1.verified == s0.verified + 1,
+		    "crc: prepend to a value stored without CRC: result has the CRC of all its bytes, verified");
+
+		ret = mc_cmd(tt, "incr lt-crc-off-n 1\r\n", NULL, 0, reply,
+			     sizeof(reply));
+		s0 = crc_stats(c);
+		ret = ret ? ret : gb_get_copy(c, "lt-crc-off-n", 12, b, 16,
+					      &vlen, NULL, NULL);
+		s1 = crc_stats(c);
+		tap(!ret && !strcmp(reply, "42") && vlen == 2 &&
+		    !memcmp(b, "42", 2) &&
+		    !stored_crc("lt-crc-off-n", &crc) &&
+		    crc == value_crc("42", 2) &&
+		    s1.verified == s0.verified + 1,
+		    "crc: incr of a value stored without CRC: result has the CRC of its bytes, verified (%s)",
+		    reply);
 	}
 	gb_close(c);
 	tap(!crc_setting(false) && crc_shown() == 0, "crc: store set crc off");

@@ -68,6 +68,9 @@
  *                     the value's CRC-32C (checked against the bytes that
  *                     arrived), with "none" those fields and every reserved
  *                     byte of VALUE and BULK are zero (the 3.0 wire)
+ *   crc KEY SIZE crc|none ADD  the same with a SET of SIZE bytes and an
+ *                     APPEND of ADD more (the pattern goes on) before the
+ *                     GET: the CRC is that of all SIZE + ADD bytes
  * Option -X: offer exactly the windows (region_len = WIN x WINDOWS, MR of
  * that size, no staging area, no slack page). Without it the region is
  * followed by a 1 MiB staging area and registered with one page of slack
@@ -373,17 +376,24 @@ static void send_get(const char *key, uint64_t tag)
 	send_rec();
 }
 
-static void send_set(const char *key, uint64_t addr, uint64_t bytes,
-		     uint64_t tag)
+static void send_set_mode(const char *key, uint64_t addr, uint64_t bytes,
+			  uint64_t tag, uint32_t mode)
 {
 	struct gb_rdma_set *s = (void *)((char *)next_send() + 16);
 
 	gb_rdma_hdr_init(next_send(), GB_RDMA_SET, tag, 0, 48 + strlen(key));
+	s->mode = htole32(mode);
 	s->bytes = htole64(bytes);
 	s->addr = htole64(addr);
 	s->klen = strlen(key);
 	memcpy(s->key, key, strlen(key));
 	send_rec();
+}
+
+static void send_set(const char *key, uint64_t addr, uint64_t bytes,
+		     uint64_t tag)
+{
+	send_set_mode(key, addr, bytes, tag, GB_RDMA_SET_SET);
 }
 
 static void send_flow(uint64_t mask)
@@ -939,7 +949,8 @@ static bool zero_bytes(const void *p, size_t len)
 	return true;
 }
 
-static int cmd_crc(const char *key, uint64_t size, const char *mode)
+static int cmd_crc(const char *key, uint64_t size, const char *mode,
+		   uint64_t add)
 {
 	const struct gb_rdma_value *v = (const void *)(reply + 16);
 	const struct gb_rdma_bulk *bk = (const void *)(reply + 16);
@@ -949,7 +960,7 @@ static int cmd_crc(const char *key, uint64_t size, const char *mode)
 	uint64_t got = 0, i;
 	struct gb_rdma_rec r;
 
-	if (size > (1 << 20)) {
+	if (size + add > (1 << 20)) {
 		printf("# crc: size limited to 1 MiB by the staging area\n");
 		return 1;
 	}
@@ -958,15 +969,26 @@ static int cmd_crc(const char *key, uint64_t size, const char *mode)
 		       acc_flags, conn_flags);
 		return 1;
 	}
-	for (i = 0; i < size; i++)
+	for (i = 0; i < size + add; i++)
 		src[i] = pat(i);
-	expect = ~crc32c_bits(~0u, (unsigned char *)src, size);
 	send_set(key, (uintptr_t)src, size, 1);
 	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
 	    r.u.status.status != GB_RDMA_ST_STORED) {
 		printf("# crc: set failed (type %#x)\n", r.type);
 		return 1;
 	}
+	/* then APPEND @add more bytes: the value read back is both parts */
+	if (add) {
+		send_set_mode(key, (uintptr_t)src + size, add, 3,
+			      GB_RDMA_SET_APPEND);
+		if (recv_rec(20000, &r) || r.type != GB_RDMA_R_STATUS ||
+		    r.u.status.status != GB_RDMA_ST_STORED) {
+			printf("# crc: append failed (type %#x)\n", r.type);
+			return 1;
+		}
+		size += add;
+	}
+	expect = ~crc32c_bits(~0u, (unsigned char *)src, size);
 	memset(src, 0, size);
 	send_get(key, 2);
 	if (recv_rec(20000, &r) || r.type != GB_RDMA_R_VALUE ||
@@ -1037,7 +1059,8 @@ static int data_cmd(const char *cmd, char **argv, int *ret)
 	else if (!strcmp(cmd, "setwin"))
 		*ret = cmd_setwin(argv[0]);
 	else if (!strcmp(cmd, "crc"))
-		*ret = cmd_crc(argv[0], strtoull(argv[1], NULL, 0), argv[2]);
+		*ret = cmd_crc(argv[0], strtoull(argv[1], NULL, 0), argv[2],
+			       argv[3] ? strtoull(argv[3], NULL, 0) : 0);
 	else
 		return 0;
 	return 1;
