@@ -32,6 +32,13 @@
  */
 #define GB_MC_ERR_BAD_CRC	"SERVER_ERROR stored value fails its CRC check"
 
+/*
+ * The store could not read back what it was storing (the tail, for the
+ * CRC of crc on): an I/O error, not a lack of memory (kmod/rdma/set.c
+ * says the same over RDMA).
+ */
+#define GB_MC_ERR_IO		"SERVER_ERROR I/O error storing object"
+
 static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_flush = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_touch = ATOMIC64_INIT(0);
@@ -1124,6 +1131,8 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
 	if (ret == -EBADMSG)
 		return gb_line(sink, GB_MC_ERR_BAD_CRC);
+	if (ret == -EIO)
+		return gb_line(sink, GB_MC_ERR_IO);
 	if (ret == GB_NOT_FOUND)
 		return gb_meta_reply(sink, "NF", req, false);
 	if (ret == GB_EXISTS)
@@ -1237,6 +1246,8 @@ static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
 	case -EBADMSG:
 		return gb_line(sink, GB_MC_ERR_BAD_CRC);
+	case -EIO:
+		return gb_line(sink, GB_MC_ERR_IO);
 	default:
 		return gb_line(sink, "SERVER_ERROR out of memory");
 	}
@@ -1502,6 +1513,8 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 			return 0;
 		if (ret == -EBADMSG)
 			return gb_line(sink, GB_MC_ERR_BAD_CRC);
+		if (ret == -EIO)
+			return gb_line(sink, GB_MC_ERR_IO);
 		return gb_line(sink, ret == -E2BIG ? MC_ERR_TOO_LARGE :
 			       MC_ERR_NO_MEMORY);
 	}

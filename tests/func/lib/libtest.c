@@ -918,6 +918,19 @@ static void test_crc_seal(const struct target *tt, struct gb_conn *c,
 		seal_fail(0);
 		tap(false, "crc: set lt-crc-eio and arm fail seal EIO");
 	}
+	/* the same over memcache text: its own words for it */
+	if (tt->on && seal_fail(EIO) == 0) {
+		r2 = mc_cmd(tt, "set lt-crc-eio 0 0 5000\r\n", a, 5000, reply,
+			    sizeof(reply));
+		armed = seal_fail(0);
+		tap(!r2 && armed == 0 &&
+		    !strcmp(reply, "SERVER_ERROR I/O error storing object"),
+		    "crc: memcache set whose CRC pass fails with EIO -> SERVER_ERROR I/O error storing object (%d: %s)",
+		    r2, reply);
+	} else if (tt->on) {
+		seal_fail(0);
+		tap(false, "crc: arm fail seal EIO for memcache");
+	}
 
 	/* 0 B value whose CRC fails: ECRC, no data in the view */
 	ret = gb_set(c, "lt-crc-z", 8, "", 0, 0, 0);
