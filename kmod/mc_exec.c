@@ -1118,7 +1118,7 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 			res.value = req->initial;
 			res.old_exp = 0;
 			res.exp = exp;
-		} else {
+		} else if (ret == GB_NOT_STORED) {
 			/* lost the race to create it: count on the winner's */
 			ret = gb_store_arith(req->key, req->klen,
 					     req->mode == 1, req->delta,

@@ -1100,7 +1100,10 @@ static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
  * object references only, its cursor is in cb->ctx (serialised by the
  * netlink socket's dump mutex), and the module cannot go while a dump
  * runs (the dump holds a module reference). genl_mutex is held exactly
- * once here, by genetlink's dumpit wrapper.
+ * once here, by genetlink's dumpit wrapper. Not released: genetlink's
+ * cb_lock, which the first dumpit call (from the request's sendmsg) holds
+ * for reading, so a generic netlink family registered or unregistered
+ * meanwhile waits for that call's walk (the command needs CAP_NET_ADMIN).
  */
 static void gb_nl_obj_yield(void)
 {

@@ -157,6 +157,7 @@ struct gb_tcp_conn {
 
 	struct list_head out;
 	size_t out_bytes;
+	bool send_eagain;	/* the last send said -EAGAIN */
 	unsigned int out_refs;	/* object references in out */
 	struct gb_out *mark;	/* sink mark: last entry then (NULL: none) */
 	u64 mark_len;		/* its length then */
@@ -455,6 +456,7 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 			n = gb_sock_sendpage(c->sock, pg, pgoff, seg, flags);
 			put_page(pg);
 		}
+		WRITE_ONCE(c->send_eagain, n == -EAGAIN);
 		if (n == -EAGAIN)
 			return 0;
 		if (n < 0)
@@ -1115,18 +1117,19 @@ static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 }
 
 /*
- * Output waits here while the socket holds none of it unacknowledged. A
- * send that finds the socket buffer full is resumed by the ACKs that
- * empty it (gb_conn_write_space()), but tcp_sendmsg() also says -EAGAIN
- * when it cannot allocate an skb, and with nothing in flight no ACK will
- * come: the reply would wait for write_timeout. The idle work retries
- * such a connection once a second. Caller holds gb_tcp_lock.
+ * The last send said -EAGAIN and output waits here while the socket holds
+ * none of it unacknowledged. A send that finds the socket buffer full is
+ * resumed by the ACKs that empty it (gb_conn_write_space()), but
+ * tcp_sendmsg() also says -EAGAIN when it cannot allocate an skb, and with
+ * nothing in flight no ACK will come: the reply would wait for
+ * write_timeout. The idle work retries such a connection once a second.
+ * Caller holds gb_tcp_lock.
  */
 static bool gb_conn_send_stuck(struct gb_tcp_conn *c)
 {
 	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
 
-	return READ_ONCE(c->out_bytes) &&
+	return READ_ONCE(c->send_eagain) && READ_ONCE(c->out_bytes) &&
 	       READ_ONCE(tp->write_seq) == READ_ONCE(tp->snd_una);
 }
 

@@ -463,8 +463,13 @@ static int gb_commit_verdict(struct gb_obj *obj, struct gb_obj *old,
 			/* memcached: stale, with the old TTL and win token */
 			obj->exptime = READ_ONCE(old->exptime);
 			set_bit(GB_OBJ_STALE, &obj->priv->mstate);
-			if (test_bit(GB_OBJ_WON, &old->priv->mstate))
-				set_bit(GB_OBJ_WON, &obj->priv->mstate);
+			/*
+			 * assign, not set: a later pass may see another old
+			 * object (a plain set replaced it during the CRC
+			 * pass), whose token must not be claimed as sent
+			 */
+			assign_bit(GB_OBJ_WON, &obj->priv->mstate,
+				   test_bit(GB_OBJ_WON, &old->priv->mstate));
 			return GB_STORED;
 		}
 		return GB_EXISTS;
@@ -494,8 +499,9 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 	s64 now;
 
 	if (seal && !gb_store_get_crc()) {
-		/* nothing to read: gb_obj_seal() only clears has_crc */
-		gb_obj_seal(obj);
+		/* crc off: nothing to compute (a switch on meanwhile applies
+		 * to later values) */
+		obj->has_crc = false;
 		seal = false;
 	}
 again:
@@ -765,9 +771,17 @@ int gb_store_commit_cas(struct gb_obj *obj, enum gb_store_mode mode, u64 cas,
 	if (mode != GB_MODE_CAS_STALE)
 		return __gb_store_commit(obj, mode, cas, true, true, cas_out,
 					 NULL);
-	/* it copies the old object's TTL and win token: see gb_rmw_lock */
+	/*
+	 * It copies the old object's TTL and win token: see gb_rmw_lock.
+	 * The CRC pass (tail I/O) runs before that striped lock, which every
+	 * meta command, touch and incr of 1 key in 64 takes: a stale CAS
+	 * that then fails has paid for it, a rare case.
+	 */
+	res = gb_store_seal(obj, mode);
+	if (res)
+		return res;
 	gb_store_meta_lock(obj->key, obj->klen);
-	res = __gb_store_commit(obj, mode, cas, true, true, cas_out, NULL);
+	res = __gb_store_commit(obj, mode, cas, true, false, cas_out, NULL);
 	gb_store_meta_unlock(obj->key, obj->klen);
 	return res;
 }
