@@ -172,7 +172,11 @@ static int gb_dbg_corrupt(const char *key, u64 off, u64 *len)
 	return err;
 }
 
-static int gb_dbg_crc(const char *key, u64 *len)
+/*
+ * The CRC kept with a published value into @len; @flip: damage it (its
+ * complement), not the value's bytes (tests only).
+ */
+static int gb_dbg_crc(const char *key, u64 *len, bool flip)
 {
 	struct gb_obj *obj;
 	int err = -ENODATA;
@@ -181,24 +185,9 @@ static int gb_dbg_crc(const char *key, u64 *len)
 	if (!obj)
 		return -ENOENT;
 	if (obj->has_crc) {
-		*len = obj->crc;
-		err = 0;
-	}
-	gb_obj_put(obj);
-	return err;
-}
-
-/* Damage the CRC kept with a published value, not its bytes (tests only). */
-static int gb_dbg_crcflip(const char *key)
-{
-	struct gb_obj *obj;
-	int err = -ENODATA;
-
-	obj = gb_store_peek(key, strlen(key));
-	if (!obj)
-		return -ENOENT;
-	if (obj->has_crc) {
-		WRITE_ONCE(obj->crc, ~READ_ONCE(obj->crc));
+		if (flip)
+			WRITE_ONCE(obj->crc, ~READ_ONCE(obj->crc));
+		*len = READ_ONCE(obj->crc);
 		err = 0;
 	}
 	gb_obj_put(obj);
@@ -251,9 +240,9 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	} else if (n >= 3 && !strcmp(cmd, "corrupt")) {
 		res = a < 0 ? -ERANGE : gb_dbg_corrupt(key, a, &len);
 	} else if (n >= 2 && !strcmp(cmd, "crc")) {
-		res = gb_dbg_crc(key, &len);
+		res = gb_dbg_crc(key, &len, false);
 	} else if (n >= 2 && !strcmp(cmd, "crcflip")) {
-		res = gb_dbg_crcflip(key);
+		res = gb_dbg_crc(key, &len, true);
 	} else if (n >= 3 && !strcmp(cmd, "fail") && !strcmp(key, "seal")) {
 		res = a < 0 || a > MAX_ERRNO ? -ERANGE : 0;
 		if (!res)
