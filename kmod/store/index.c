@@ -499,8 +499,7 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 	s64 now;
 
 	if (seal && !gb_store_get_crc()) {
-		/* crc off: nothing to compute (a switch on meanwhile applies
-		 * to later values) */
+		/* crc off: nothing to compute (turned on since: later values) */
 		obj->has_crc = false;
 		seal = false;
 	}
