@@ -576,6 +576,23 @@ static struct gb_crc_stats crc_stats(struct gb_conn *c)
 	return st;
 }
 
+/*
+ * GET @key over @c into @b (room @bmax): true if it came whole, equal to
+ * @want[0..@n), and libgoblin verified its CRC (one more verified value).
+ */
+static bool get_verified(struct gb_conn *c, const char *key,
+			 const char *want, size_t n, char *b, size_t bmax)
+{
+	struct gb_crc_stats s0 = crc_stats(c), s1;
+	size_t vlen = 0;
+	int ret;
+
+	ret = gb_get_copy(c, key, strlen(key), b, bmax, &vlen, NULL, NULL);
+	s1 = crc_stats(c);
+	return !ret && vlen == n && !memcmp(want, b, n) &&
+	       s1.verified == s0.verified + 1;
+}
+
 /* Sets @key to @n bytes of @a over @c and checks the stored CRC. */
 static void crc_store_check(struct gb_conn *c, const char *how,
 			    const char *key, const char *a, size_t n)
@@ -672,12 +689,7 @@ static void test_crc_on(const struct target *t, const struct target *tt,
 		tap(!ret && !r2 && !strcmp(reply, "STORED"),
 		    "crc: append over tcp: %s", reply);
 		crc_store_check(c, "rdma", "lt-crc-app-ref", a, 8000);
-		s0 = crc_stats(c);
-		ret = gb_get_copy(c, "lt-crc-app", 10, b, 8000, &vlen, NULL,
-				  NULL);
-		s1 = crc_stats(c);
-		tap(!ret && vlen == 8000 && !memcmp(a, b, 8000) &&
-		    s1.verified == s0.verified + 1,
+		tap(get_verified(c, "lt-crc-app", a, 8000, b, 8000),
 		    "crc: appended value verified, old + new bytes");
 
 		fill(a, 3000, 63);
@@ -685,24 +697,16 @@ static void test_crc_on(const struct target *t, const struct target *tt,
 		ret = gb_set(c, "lt-crc-pre", 10, a + 3000, 5000, 0, 0);
 		snprintf(line, sizeof(line), "prepend lt-crc-pre 0 0 3000\r\n");
 		r2 = mc_cmd(tt, line, a, 3000, reply, sizeof(reply));
-		s0 = crc_stats(c);
-		ret = ret ? ret : gb_get_copy(c, "lt-crc-pre", 10, b, 8000,
-					      &vlen, NULL, NULL);
-		s1 = crc_stats(c);
-		tap(!ret && !r2 && !strcmp(reply, "STORED") && vlen == 8000 &&
-		    !memcmp(a, b, 8000) && s1.verified == s0.verified + 1,
+		tap(!ret && !r2 && !strcmp(reply, "STORED") &&
+		    get_verified(c, "lt-crc-pre", a, 8000, b, 8000),
 		    "crc: prepended value verified, new + old bytes (%s)",
 		    reply);
 
 		ret = gb_set(c, "lt-crc-num", 10, "10", 2, 0, 0);
 		r2 = mc_cmd(tt, "incr lt-crc-num 5\r\n", NULL, 0, reply,
 			    sizeof(reply));
-		s0 = crc_stats(c);
-		ret = ret ? ret : gb_get_copy(c, "lt-crc-num", 10, b, 16,
-					      &vlen, NULL, NULL);
-		s1 = crc_stats(c);
-		tap(!ret && !r2 && !strcmp(reply, "15") && vlen == 2 &&
-		    !memcmp(b, "15", 2) && s1.verified == s0.verified + 1,
+		tap(!ret && !r2 && !strcmp(reply, "15") &&
+		    get_verified(c, "lt-crc-num", "15", 2, b, 16),
 		    "crc: incr result verified (%s)", reply);
 	}
 	gb_close(ct);
@@ -1038,43 +1042,28 @@ static void test_crc(const struct target *t, const struct target *tt,
 		memcpy(a + 4096, "abc", 3);
 		ret = mc_cmd(tt, "append lt-crc-off 0 0 3\r\n", "abc", 3, reply,
 			     sizeof(reply));
-		s0 = crc_stats(c);
-		ret = ret ? ret : gb_get_copy(c, "lt-crc-off", 10, b, 8192,
-					      &vlen, NULL, NULL);
-		s1 = crc_stats(c);
-		tap(!ret && !strcmp(reply, "STORED") && vlen == 4099 &&
-		    !memcmp(a, b, 4099) &&
+		tap(!ret && !strcmp(reply, "STORED") &&
+		    get_verified(c, "lt-crc-off", a, 4099, b, 8192) &&
 		    !stored_crc("lt-crc-off", &crc) &&
-		    crc == value_crc(a, 4099) &&
-		    s1.verified == s0.verified + 1,
+		    crc == value_crc(a, 4099),
 		    "crc: append to a value stored without CRC: result has the CRC of all its bytes, verified");
 
 		memcpy(a, "xyz", 3);
 		fill(a + 3, 5000, 81);
 		ret = mc_cmd(tt, "prepend lt-crc-off-p 0 0 3\r\n", "xyz", 3,
 			     reply, sizeof(reply));
-		s0 = crc_stats(c);
-		ret = ret ? ret : gb_get_copy(c, "lt-crc-off-p", 12, b, 8192,
-					      &vlen, NULL, NULL);
-		s1 = crc_stats(c);
-		tap(!ret && !strcmp(reply, "STORED") && vlen == 5003 &&
-		    !memcmp(a, b, 5003) &&
+		tap(!ret && !strcmp(reply, "STORED") &&
+		    get_verified(c, "lt-crc-off-p", a, 5003, b, 8192) &&
 		    !stored_crc("lt-crc-off-p", &crc) &&
-		    crc == value_crc(a, 5003) &&
-		    s1.verified == s0.verified + 1,
+		    crc == value_crc(a, 5003),
 		    "crc: prepend to a value stored without CRC: result has the CRC of all its bytes, verified");
 
 		ret = mc_cmd(tt, "incr lt-crc-off-n 1\r\n", NULL, 0, reply,
 			     sizeof(reply));
-		s0 = crc_stats(c);
-		ret = ret ? ret : gb_get_copy(c, "lt-crc-off-n", 12, b, 16,
-					      &vlen, NULL, NULL);
-		s1 = crc_stats(c);
-		tap(!ret && !strcmp(reply, "42") && vlen == 2 &&
-		    !memcmp(b, "42", 2) &&
+		tap(!ret && !strcmp(reply, "42") &&
+		    get_verified(c, "lt-crc-off-n", "42", 2, b, 16) &&
 		    !stored_crc("lt-crc-off-n", &crc) &&
-		    crc == value_crc("42", 2) &&
-		    s1.verified == s0.verified + 1,
+		    crc == value_crc("42", 2),
 		    "crc: incr of a value stored without CRC: result has the CRC of its bytes, verified (%s)",
 		    reply);
 	}
