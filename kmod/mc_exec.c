@@ -39,6 +39,22 @@
  */
 #define GB_MC_ERR_IO		"SERVER_ERROR I/O error storing object"
 
+/*
+ * The line for a store error: its own for a CRC mismatch and an I/O
+ * error, else @nomem (the command's out-of-memory text).
+ */
+static const char *gb_mc_store_err(int err, const char *nomem)
+{
+	switch (err) {
+	case -EBADMSG:
+		return GB_MC_ERR_BAD_CRC;
+	case -EIO:
+		return GB_MC_ERR_IO;
+	default:
+		return nomem;
+	}
+}
+
 static atomic64_t gb_mc_cmd_get = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_flush = ATOMIC64_INIT(0);
 static atomic64_t gb_mc_cmd_touch = ATOMIC64_INIT(0);
@@ -1129,16 +1145,13 @@ static int gb_mc_ma(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 	if (ret == -EINVAL)
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
-	if (ret == -EBADMSG)
-		return gb_line(sink, GB_MC_ERR_BAD_CRC);
-	if (ret == -EIO)
-		return gb_line(sink, GB_MC_ERR_IO);
 	if (ret == GB_NOT_FOUND)
 		return gb_meta_reply(sink, "NF", req, false);
 	if (ret == GB_EXISTS)
 		return gb_meta_reply(sink, "EX", req, false);
 	if (ret < 0)
-		return gb_line(sink, "SERVER_ERROR out of memory");
+		return gb_line(sink, gb_mc_store_err(ret,
+						     "SERVER_ERROR out of memory"));
 	if (req->noreply)
 		return 0;
 
@@ -1244,12 +1257,9 @@ static int gb_mc_arith(struct mc_req *req, struct gb_mc_sink *sink)
 		return gb_line(sink, "NOT_FOUND");
 	case -EINVAL:
 		return gb_line(sink, MC_ERR_NON_NUMERIC);
-	case -EBADMSG:
-		return gb_line(sink, GB_MC_ERR_BAD_CRC);
-	case -EIO:
-		return gb_line(sink, GB_MC_ERR_IO);
 	default:
-		return gb_line(sink, "SERVER_ERROR out of memory");
+		return gb_line(sink, gb_mc_store_err(ret,
+						     "SERVER_ERROR out of memory"));
 	}
 }
 
@@ -1511,12 +1521,9 @@ int gb_mc_store_end(struct gb_mc_store_op *op, bool chunk_ok,
 	if (ret < 0) {
 		if (op->noreply && !is_meta)
 			return 0;
-		if (ret == -EBADMSG)
-			return gb_line(sink, GB_MC_ERR_BAD_CRC);
-		if (ret == -EIO)
-			return gb_line(sink, GB_MC_ERR_IO);
-		return gb_line(sink, ret == -E2BIG ? MC_ERR_TOO_LARGE :
-			       MC_ERR_NO_MEMORY);
+		return gb_line(sink, gb_mc_store_err(ret, ret == -E2BIG ?
+						     MC_ERR_TOO_LARGE :
+						     MC_ERR_NO_MEMORY));
 	}
 	if (ret > GB_NOT_FOUND)
 		ret = GB_NOT_STORED;
