@@ -328,21 +328,28 @@ static void gb_mc_prefix_record(const char *key, size_t klen,
 /* Forget every prefix and the dropped count ("stats reset", unload). */
 static void gb_mc_prefix_clear(void)
 {
-	struct gb_mc_prefix *e, *next;
+	struct gb_mc_prefix *e, *first, *next;
 	unsigned int b, n;
 
 	mutex_lock(&gb_mc_prefix_lock);
 	for (b = 0; b < GB_MC_PREFIX_BUCKETS; b++) {
 		spin_lock(&gb_mc_prefix_tab[b].lock);
-		e = gb_mc_pfx_deref(gb_mc_prefix_tab[b].head, b);
+		first = gb_mc_pfx_deref(gb_mc_prefix_tab[b].head, b);
 		RCU_INIT_POINTER(gb_mc_prefix_tab[b].head, NULL);
+		/*
+		 * The count drops with the unlink, under the bucket lock: an
+		 * add racing the reset must not see a full table that is
+		 * already empty (at most GB_MC_PREFIX_MAX entries to count).
+		 */
+		for (n = 0, e = first; e; n++)
+			e = rcu_dereference_protected(e->next, true);
+		atomic_sub(n, &gb_mc_nprefixes);
 		spin_unlock(&gb_mc_prefix_tab[b].lock);
 		/* unlinked: only lockless readers still see these */
-		for (n = 0; e; e = next, n++) {
+		for (e = first; e; e = next) {
 			next = rcu_dereference_protected(e->next, true);
 			kfree_rcu(e, rcu);
 		}
-		atomic_sub(n, &gb_mc_nprefixes);
 	}
 	atomic64_set(&gb_mc_prefix_dropped, 0);
 	mutex_unlock(&gb_mc_prefix_lock);
@@ -553,8 +560,8 @@ static int gb_mc_get(struct mc_req *req, struct gb_mc_sink *sink)
 	return gb_text(sink, "END\r\n", 5);
 }
 
-static __printf(5, 6) void gb_mc_stat(char *buf, size_t size, size_t *off, const char *name,
-		       const char *fmt, ...)
+static __printf(5, 6) void gb_mc_stat(char *buf, size_t size, size_t *off,
+				      const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -652,7 +659,7 @@ static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
 		   READ_ONCE(gb_mc_verbosity));
 	gb_mc_stat(buf, size, &off, "evictions", "on");
 	gb_mc_stat(buf, size, &off, "num_threads", "%u",
-		   gb_param_cores ? gb_param_cores : num_online_cpus());
+		   gb_param_cores ?: num_online_cpus());
 	gb_mc_stat(buf, size, &off, "detail_enabled", "%s",
 		   READ_ONCE(gb_mc_detail) ? "yes" : "no");
 	gb_mc_stat(buf, size, &off, "cas_enabled", "yes");
@@ -668,7 +675,8 @@ static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
  * Not inlined: its callees' statistics snapshots would add to those of
  * gb_mc_stats() in one frame (over 2 KiB under KASAN).
  */
-static noinline_for_stack int gb_mc_stats_sub(struct mc_req *req, struct gb_mc_sink *sink)
+static noinline_for_stack int gb_mc_stats_sub(struct mc_req *req,
+					      struct gb_mc_sink *sink)
 {
 	char *buf;
 	int err;

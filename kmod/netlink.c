@@ -1087,8 +1087,8 @@ static int gb_nl_obj_get(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * An object dump lets go of genl_mutex after this many objects or once it
- * has held it for a jiffy, whichever comes first: the hold is bounded in
- * time whatever an object costs to look at.
+ * has held it past the next tick, whichever comes first: the hold is
+ * bounded in time whatever an object costs to look at.
  */
 #define GB_NL_OBJ_BATCH	256
 

@@ -337,7 +337,11 @@ int gb_rdma_set_step(struct gb_rdma_conn *conn)
 				gb_obj_put(r->sobj);
 				r->sobj = NULL;
 				gb_rdma_set_failed(conn);
-				/* -EINVAL here is no bad key */
+				/*
+				 * -EINVAL here is no bad key but a write out
+				 * of the object's range (a server bug): the
+				 * client is told of an I/O error, deliberately.
+				 */
 				gb_rdma_prep_store_result(conn, ret == -EINVAL ?
 							  -EIO : ret);
 				break;
