@@ -423,6 +423,26 @@ static int gb_http_put_begin(struct gb_tcp_conn *c, struct gb_http_conn *h)
 	return 0;
 }
 
+/*
+ * The status of a PUT the store could not take (@err < 0): too large for
+ * any value (413); an I/O error writing or reading back its tail, or a
+ * CRC that does not match (500: retrying will not help, as memcache's
+ * "SERVER_ERROR I/O error storing object"); anything else is a shortage
+ * of memory (503 with Retry-After).
+ */
+static unsigned int gb_http_store_status(int err)
+{
+	switch (err) {
+	case -E2BIG:
+		return 413;
+	case -EIO:
+	case -EBADMSG:
+		return 500;
+	default:
+		return 503;
+	}
+}
+
 static int gb_http_put_end(struct gb_tcp_conn *c, struct gb_http_conn *h)
 {
 	bool replaced = false;
@@ -435,7 +455,7 @@ static int gb_http_put_end(struct gb_tcp_conn *c, struct gb_http_conn *h)
 	gb_http_put_release(h);
 	h->state = GB_HTTP_HEAD;
 	if (ret < 0)
-		return gb_http_refuse(c, h, ret == -E2BIG ? 413 : 503);
+		return gb_http_refuse(c, h, gb_http_store_status(ret));
 	/* the key changed since the head: the precondition no longer holds */
 	if (ret != GB_STORED)
 		return gb_http_answer(c, h, 412, NULL);
@@ -526,7 +546,8 @@ static int gb_http_process(struct gb_tcp_conn *c)
 					gb_obj_put(h->obj);
 					h->obj = NULL;
 					gb_http_put_release(h);
-					return gb_http_refuse(c, h, 503);
+					return gb_http_refuse(c, h,
+						gb_http_store_status(ret));
 				}
 				atomic64_add(take, &gb_http_body_in);
 			}
