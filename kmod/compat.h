@@ -11,7 +11,9 @@
  *
  * GB_HAVE_MNT_IDMAP        mnt_idmap() and struct mnt_idmap (6.3+) instead
  *                          of mnt_user_ns(); vfs_*() take the idmap.
- * GB_HAVE_KERNEL_SENDPAGE  kernel_sendpage() exists (gone in 6.5).
+ * GB_HAVE_KERNEL_SENDPAGE  kernel_sendpage() exists (gone in 6.5): value
+ *                          runs go out one page per call instead of one
+ *                          sendmsg(MSG_SPLICE_PAGES) per run.
  *                          MSG_SPLICE_PAGES cannot be the key: 6.1 stable
  *                          defines the flag for a few backports, but its TCP
  *                          ignores it (and would copy the bytes).
@@ -40,37 +42,76 @@
 #define gb_mnt_idmap(mnt)	mnt_user_ns(mnt)
 #endif
 
-/**
- * gb_sock_sendpage - send @len bytes of @page from @off without copying
- * @sock:  connected stream socket
- * @page:  page with a reference the caller holds across the call
- * @off:   offset in @page
- * @len:   count, at most PAGE_SIZE - @off
- * @flags: MSG_* flags
- *
- * Either way the socket buffers reference @page instead of copying it
- * (when the route does scatter-gather, as every real device and loopback
- * does), so the page must not be rewritten until its count drops: the
- * pool's quarantine and the immutability of tail pages see to that. The
- * page must pass sendpage_ok() (not slab, count >= 1): MSG_SPLICE_PAGES
- * fails such a page with -EIO and a warning, kernel_sendpage() silently
- * copies it. Head pages (alloc_pages), page-cache pages and the bounce page
- * of gb_tail_get_page() (alloc_page) all pass.
- *
- * Return: bytes sent, or -errno (-EAGAIN with MSG_DONTWAIT on a full socket).
+/*
+ * Whether gb_sock_sendpages() hands a whole run to the socket in one call
+ * (sendmsg with MSG_SPLICE_PAGES) or calls kernel_sendpage() per page.
  */
-static inline int gb_sock_sendpage(struct socket *sock, struct page *page,
-				   unsigned int off, unsigned int len,
-				   int flags)
+#ifdef GB_HAVE_KERNEL_SENDPAGE
+#define GB_SENDPAGES_ONE_CALL	false
+#else
+#define GB_SENDPAGES_ONE_CALL	true
+#endif
+
+/**
+ * gb_sock_sendpages - send a run of pages without copying them
+ * @sock:  connected stream socket
+ * @bv:    the run: @nr (page, offset, length) pieces, each within its page;
+ *         the caller holds a reference on every page across the call
+ * @nr:    pieces in @bv, at least 1
+ * @len:   their total length
+ * @flags: MSG_* flags (MSG_MORE: more bytes follow the run)
+ * @calls: incremented by the number of socket send calls made
+ *
+ * Either way the socket buffers reference the pages instead of copying
+ * them (when the route does scatter-gather, as every real device and
+ * loopback does) and take their own page references, so the caller may
+ * drop its own right after the call; a page must not be rewritten until
+ * its count drops: the pool's quarantine and the immutability of tail
+ * pages see to that. Every page must pass sendpage_ok() (not slab, count
+ * >= 1): MSG_SPLICE_PAGES fails such a page with -EIO and a warning,
+ * kernel_sendpage() silently copies it. Head pages (alloc_pages),
+ * page-cache pages and the bounce page of gb_tail_get_page() (alloc_page)
+ * all pass.
+ *
+ * Without kernel_sendpage() (6.5+) the run is one sendmsg(MSG_SPLICE_PAGES)
+ * over an ITER_BVEC. With it (6.1, whose TCP ignores MSG_SPLICE_PAGES and
+ * would copy) each piece is one kernel_sendpage() and every piece but the
+ * last carries MSG_MORE | MSG_SENDPAGE_NOTLAST, as splice does, so TCP
+ * neither pushes nor ends a segment inside the run; the loop stops at the
+ * first short or failed call.
+ *
+ * Return: bytes the socket took (fewer than @len on a full socket: resume
+ * at that byte), or -errno if it took none (-EAGAIN with MSG_DONTWAIT on a
+ * full socket).
+ */
+static inline int gb_sock_sendpages(struct socket *sock,
+				    const struct bio_vec *bv, unsigned int nr,
+				    size_t len, int flags, unsigned int *calls)
 {
 #ifdef GB_HAVE_KERNEL_SENDPAGE
-	return kernel_sendpage(sock, page, off, len, flags);
+	int n, sent = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		int f = flags;
+
+		if (i + 1 < nr)
+			f |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+		n = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
+				    bv[i].bv_len, f);
+		(*calls)++;
+		if (n <= 0)
+			return sent ? sent : n;
+		sent += n;
+		if ((unsigned int)n < bv[i].bv_len)
+			break;
+	}
+	return sent;
 #else
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-	struct bio_vec bv;
 
-	bvec_set_page(&bv, page, len, off);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
+	(*calls)++;
 	return sock_sendmsg(sock, &msg);
 #endif
 }

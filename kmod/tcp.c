@@ -28,9 +28,14 @@
  * memcached's SERVER_ERROR) or the client's FIN, the connection reads
  * nothing more, sends everything already queued, then closes (unread
  * input is discarded first, so that the close is a FIN, not a reset). Send: an output queue of
- * text chunks and object references; values go out page by page with
- * gb_sock_sendpage() (zero copy, compat.h); the object reference is dropped
- * once its last byte was handed to TCP.
+ * text chunks and object references; values go out in runs of up to
+ * GB_SEND_PAGES pages per call with gb_sock_sendpages() (zero copy,
+ * compat.h), each run's pages referenced only across the call (the socket
+ * buffers take their own references); a short send resumes at the exact
+ * byte. Text (a VALUE line, the CRLF and END after a value) goes out with
+ * MSG_MORE whenever more follows, so TCP packs it into the same segments
+ * as the value's pages. The object reference is dropped once its last
+ * byte was handed to TCP.
  *
  * Output bounds: a connection stops executing requests (and so reading)
  * while its queue holds GB_OUT_HIGH bytes or GB_OUT_REFS object
@@ -86,7 +91,11 @@ static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
 #define GB_TEXT_CHUNK	4096
 #define GB_OUT_HIGH	(256 << 10)	/* stop executing above this backlog */
 #define GB_OUT_REFS	64		/* or above this many queued objects */
-#define GB_SEND_SEG	(64 << 10)
+/*
+ * A value goes to the socket in runs of up to GB_SEND_PAGES pages (64 KiB
+ * of 4 KiB pages, head and tail pages alike) per gb_sock_sendpages() call.
+ */
+#define GB_SEND_PAGES	16
 #define GB_WORK_BUDGET	64
 #define GB_ACCEPT_BUDGET	64	/* connections accepted per work run */
 #define GB_BACKLOG	1024
@@ -230,7 +239,14 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *                  cancelled it for good (a bug if ever non-zero);
  *                  send_retries: connections the idle work kicked
  *                  because their output waited with nothing in flight
- *                  (gb_conn_send_stuck())
+ *                  (gb_conn_send_stuck());
+ *                  text_calls, text_bytes: socket send calls for
+ *                  queued text and the bytes they took;
+ *                  value_runs: gb_sock_sendpages() calls (runs of value
+ *                  pages); value_calls: the socket send calls those made
+ *                  (one per run with MSG_SPLICE_PAGES, one per page with
+ *                  kernel_sendpage()); value_bytes: value bytes they took;
+ *                  value_one_call: 1 when a run is one socket call
  *   accept_hold    1: the accept work leaves connections in the kernel's
  *                  accept queue
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
@@ -239,6 +255,9 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *   close_delay_ms a connection's close sleeps this long (at most 60 s)
  *                  after releasing its socket, before giving back its
  *                  listener slot: a slow teardown
+ *   run_pages      pages per value run, 1..GB_SEND_PAGES (default; 0 or
+ *                  more also mean GB_SEND_PAGES): 1 is the page-per-call
+ *                  send path, for comparisons
  */
 static struct dentry *gb_tcp_dbg;
 static bool gb_tcp_dbg_accept_hold;
@@ -248,6 +267,12 @@ static atomic64_t gb_tcp_work_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_send_retries = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_accept_late = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_text_calls = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_text_bytes = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_runs = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_calls = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_bytes = ATOMIC64_INIT(0);
+static u32 gb_tcp_dbg_run_pages = GB_SEND_PAGES;
 
 /*
  * Give back a connection slot of @l, the last step of a connection's life:
@@ -424,6 +449,55 @@ static void gb_conn_trace_sent(struct gb_tcp_conn *c, struct gb_out *e,
 		trace_gb_tcp_sent(c->id, r, c->bytes_out);
 }
 
+/*
+ * Send the next run of value entry @e: up to GB_SEND_PAGES pages from
+ * e->off, each referenced for the call only. Returns the bytes the socket
+ * took or -errno. A page that cannot be had (an unreadable tail) ends the
+ * run before it; if the socket took the whole run, *@err is that error
+ * (the connection closes exactly where the page-per-call path would have
+ * closed it), else the next flush meets it again.
+ */
+static int gb_conn_send_run(struct gb_tcp_conn *c, struct gb_out *e,
+			    int flags, int *err)
+{
+	unsigned int i, nr = 0, calls = 0;
+	unsigned int max = READ_ONCE(gb_tcp_dbg_run_pages);
+	struct bio_vec bv[GB_SEND_PAGES];
+	u64 left = e->len - e->off;
+	size_t len = 0;
+	int n, ret = 0;
+
+	if (!max || max > GB_SEND_PAGES)
+		max = GB_SEND_PAGES;
+	c->tid.req = e->req;
+	while (nr < max && len < left) {
+		unsigned int pgoff, seg;
+		struct page *pg;
+
+		ret = gb_obj_get_page_id(e->obj, e->off + len, &pg, &pgoff,
+					 &seg, &c->tid);
+		if (ret)
+			break;
+		seg = min_t(u64, seg, left - len);
+		bvec_set_page(&bv[nr++], pg, seg, pgoff);
+		len += seg;
+	}
+	if (!nr)
+		return ret;
+	if (len < left)
+		flags |= MSG_MORE;
+	n = gb_sock_sendpages(c->sock, bv, nr, len, flags, &calls);
+	for (i = 0; i < nr; i++)
+		put_page(bv[i].bv_page);
+	atomic64_inc(&gb_tcp_value_runs);
+	atomic64_add(calls, &gb_tcp_value_calls);
+	if (n > 0)
+		atomic64_add(n, &gb_tcp_value_bytes);
+	if (n > 0 && (size_t)n == len)
+		*err = ret;
+	return n;
+}
+
 /* Send queued output until done or the socket is full. */
 static int gb_conn_flush(struct gb_tcp_conn *c)
 {
@@ -432,29 +506,19 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 						    node);
 		bool last = list_is_last(&e->node, &c->out);
 		u64 left = e->len - e->off;
-		int n, flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		int n, err = 0;
+		int flags = MSG_DONTWAIT | MSG_NOSIGNAL | (last ? 0 : MSG_MORE);
 
 		if (!e->obj) {
 			struct kvec kv = { e->data + e->off, left };
-			struct msghdr msg = { };
+			struct msghdr msg = { .msg_flags = flags };
 
-			msg.msg_flags = flags | (last ? 0 : MSG_MORE);
 			n = kernel_sendmsg(c->sock, &msg, &kv, 1, left);
+			atomic64_inc(&gb_tcp_text_calls);
+			if (n > 0)
+				atomic64_add(n, &gb_tcp_text_bytes);
 		} else {
-			unsigned int pgoff, seg;
-			struct page *pg;
-			int err;
-
-			c->tid.req = e->req;
-			err = gb_obj_get_page_id(e->obj, e->off, &pg, &pgoff,
-						 &seg, &c->tid);
-			if (err)
-				return err;
-			seg = min_t(u64, min_t(u64, seg, left), GB_SEND_SEG);
-			if (!last || seg < left)
-				flags |= MSG_MORE;
-			n = gb_sock_sendpage(c->sock, pg, pgoff, seg, flags);
-			put_page(pg);
+			n = gb_conn_send_run(c, e, flags, &err);
 		}
 		WRITE_ONCE(c->send_eagain, n == -EAGAIN);
 		if (n == -EAGAIN)
@@ -472,6 +536,8 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 				gb_conn_trace_sent(c, e, last);
 			gb_out_free(c, e);
 		}
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -1664,6 +1730,13 @@ static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 		   atomic64_read(&gb_tcp_ctrs[GB_LISTENER_MEMCACHE].data_stalls));
 	seq_printf(m, "send_retries %lld\n",
 		   atomic64_read(&gb_tcp_send_retries));
+	seq_printf(m, "text_calls %lld\ntext_bytes %lld\nvalue_runs %lld\nvalue_calls %lld\nvalue_bytes %lld\nvalue_one_call %d\n",
+		   atomic64_read(&gb_tcp_text_calls),
+		   atomic64_read(&gb_tcp_text_bytes),
+		   atomic64_read(&gb_tcp_value_runs),
+		   atomic64_read(&gb_tcp_value_calls),
+		   atomic64_read(&gb_tcp_value_bytes),
+		   GB_SENDPAGES_ONE_CALL);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);
@@ -1684,6 +1757,8 @@ static void gb_tcp_dbg_init(void)
 			   &gb_tcp_dbg_stop_delay_ms);
 	debugfs_create_u32("close_delay_ms", 0600, gb_tcp_dbg,
 			   &gb_tcp_dbg_close_delay_ms);
+	debugfs_create_u32("run_pages", 0600, gb_tcp_dbg,
+			   &gb_tcp_dbg_run_pages);
 }
 
 int gb_tcp_init(void)
