@@ -14,7 +14,9 @@
  * configure it with) adds the value CRC tests: they switch the store
  * setting crc and damage stored values through the store's debugfs file.
  * -M is a mockrdma behaving as a protocol 3.0 server (it refuses the CRC
- * connect flag): the library must connect again without CRCs.
+ * connect flag): the library must connect again without CRCs. -N is a
+ * mockrdma behaving as a protocol 3.1 server (it refuses the FOLD flag of
+ * 3.2 but grants CRC): the library must connect again with CRC alone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,6 +51,7 @@ static const char *bind_host;
 static unsigned int nprocs = 8;
 static const char *goblinctl;
 static struct target old_srv;	/* -M */
+static struct target old31_srv;	/* -N */
 
 /* Deterministic content: byte i of value (seed) is a function of both. */
 static void fill(char *buf, size_t len, uint64_t seed)
@@ -1355,6 +1358,42 @@ out:
 	gb_close(co);
 }
 
+/* A 3.1 server refuses FOLD: connect again with CRC alone, 3.1 records. */
+static void test_fold_old_server(const struct target *t, char *a, char *b)
+{
+	static const size_t osz[] = { 0, 100, FOLD_INL + 1, 300000 };
+	struct gb_crc_stats st;
+	struct gb_conn *c;
+	unsigned int i;
+	size_t vlen;
+	char key[32];
+	bool ok = true;
+	int ret;
+
+	ret = conn(t, &c);
+	tap(!ret, "fold: a 3.1 server (refuses FOLD): connected (%s)",
+	    ret ? gb_errmsg(NULL) : "with CRC alone");
+	if (ret)
+		return;
+	st = crc_stats(c);
+	tap(st.active == 1, "fold: 3.1 server: the CRC flag was kept (active %u)",
+	    st.active);
+	for (i = 0; i < ARRAY_SIZE(osz); i++) {
+		snprintf(key, sizeof(key), "lt-fold-old%u", i);
+		fill(a, osz[i], 40 + i);
+		vlen = ~(size_t)0;
+		ret = gb_set(c, key, strlen(key), a, osz[i], 0, 0);
+		if (!ret)
+			ret = gb_get_copy(c, key, strlen(key), b, osz[i], &vlen,
+					  NULL, NULL);
+		if (ret || vlen != osz[i] || memcmp(a, b, osz[i]))
+			ok = false;
+	}
+	tap(ok, "fold: 3.1 server: 0 B, 100 B, %u B, 300000 B byte-exact",
+	    FOLD_INL + 1);
+	gb_close(c);
+}
+
 static void parse_target(struct target *t, enum gb_transport tr,
 			 const char *s)
 {
@@ -1377,7 +1416,7 @@ int main(int argc, char **argv)
 	char *a, *b;
 	int opt, i, child_id = -1;
 
-	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:N:")) != -1) {
 		switch (opt) {
 		case 'T':
 			parse_target(&tgt[0], GB_TRANSPORT_TCP, optarg);
@@ -1403,12 +1442,15 @@ int main(int argc, char **argv)
 		case 'M':
 			parse_target(&old_srv, GB_TRANSPORT_RDMA, optarg);
 			break;
+		case 'N':
+			parse_target(&old31_srv, GB_TRANSPORT_RDMA, optarg);
+			break;
 		case 'S':
 			skip("", optarg);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-S WHY]\n");
+				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-N H:P] [-S WHY]\n");
 			return 2;
 		}
 	}
@@ -1447,6 +1489,8 @@ int main(int argc, char **argv)
 		skip("fold: protocol 3.2 tests", "no -C: not the local goblin.ko");
 	if (old_srv.on)
 		test_crc_old_server(&old_srv, a, b);
+	if (old31_srv.on)
+		test_fold_old_server(&old31_srv, a, b);
 	for (i = 0; i < 2; i++)
 		gb_close(c[i]);
 	printf("1..%u\n", ntest);
