@@ -256,7 +256,7 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
  * 3.2 flags are left as sent and their fields not decoded. Above it, a
  * record may be longer than GB_RDMA_RECORD_SIZE only as a VALUE with
  * GB_RDMA_VALUE_INLINE of exactly GB_RDMA_RECORD_SIZE + value.bytes
- * bytes (@rec->u.value.data points at them), and the folded BULK and END
+ * (@rec->u.value.data points at the inline bytes), and the folded BULK and END
  * of VALUE (GB_RDMA_VALUE_BULK, GB_RDMA_VALUE_END) and END of BULK
  * (GB_RDMA_BULK_END) are decoded and checked. A VALUE both INLINE and
  * BULK is fatal.

@@ -1100,10 +1100,18 @@ static int fold_dbg(struct fold_dbg *d, unsigned int rec)
 	if (!fp)
 		return -1;
 	while (fgets(line, sizeof(line), fp)) {
-		sscanf(line, "gets %llu", &d->gets);
-		sscanf(line, "get_sends %llu", &d->get_sends);
-		sscanf(line, "inline_values %llu", &d->inline_values);
-		sscanf(line, "folded %llu", &d->folded);
+		static const char *const fmt[] = {
+			"gets %llu", "get_sends %llu", "inline_values %llu",
+			"folded %llu",
+		};
+		unsigned long long *to[] = {
+			&d->gets, &d->get_sends, &d->inline_values, &d->folded,
+		};
+		unsigned int k;
+
+		for (k = 0; k < ARRAY_SIZE(fmt); k++)
+			if (sscanf(line, fmt[k], to[k]) == 1)
+				break;
 		p = strstr(line, " fold ");
 		if (strncmp(line, "conn ", 5) || !p ||
 		    sscanf(p, " fold %u", &f) != 1)
