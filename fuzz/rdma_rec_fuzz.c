@@ -7,7 +7,9 @@
  * buffer of exactly its size (anything but GB_RDMA_RECORD_SIZE bytes must be
  * fatal, and ASan sees any read past the end), and as the start of a
  * received record, zero padded to GB_RDMA_RECORD_SIZE. It is also handed to
- * gb_rdma_connect_parse() as connect private data. Every result must satisfy
+ * gb_rdma_connect_parse() as connect private data, and as it is to
+ * gb_rdma_resp_parse() with folding granted (revision 3.2) at the
+ * largest and smallest record size a server grants. Every result must satisfy
  * the invariants of tests/unit/rdma_check.h (an accepted GET must re-encode
  * with gb_rdma_get_add_key() to a record with the same keys, accepted
  * connect data must re-encode to itself); a violation traps. The first
@@ -44,6 +46,22 @@ static void check_rec(const uint8_t *buf, size_t len, const char *what)
 		fail(what, why);
 }
 
+/* 3.2: a client with folded responses granted at @rec_max bytes. */
+static void check_resp(const uint8_t *buf, size_t len, size_t rec_max)
+{
+	struct gb_rdma_rec rec;
+	const char *msg = NULL, *why;
+	int ret;
+
+	memset(&rec, 0xa5, sizeof(rec));
+	ret = gb_rdma_resp_parse(buf, len, rec_max, &rec, &msg);
+	why = rc_check_resp(buf, len, rec_max, ret, &rec);
+	if (!why && len == GB_RDMA_RECORD_SIZE)
+		why = rc_check_rec(buf, len, ret, &rec, msg);
+	if (why)
+		fail("folded response", why);
+}
+
 /* A reject reason comes from the network on the client side. */
 static void check_reject_str(unsigned int reason)
 {
@@ -78,6 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(buf, data, size);
 	check_rec(buf, size, "exact size");
+	check_resp(buf, size, GB_RDMA_FOLD_RECORD_MAX);
+	check_resp(buf, size, GB_RDMA_RECORD_SIZE + 64);
 	check_connect(buf, size);
 	if (size >= 4)
 		check_reject_str((unsigned int)buf[0] | buf[1] << 8 |

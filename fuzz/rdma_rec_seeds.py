@@ -15,6 +15,10 @@ def hdr(rtype, body, credits=4, tag=7):
     return struct.pack('<BBHHHQ', rtype, 0, credits, len(body), 0, tag) + body
 
 
+def pad(rec):
+    return rec + bytes(512 - len(rec))
+
+
 def key(k):
     return bytes([len(k)]) + k
 
@@ -39,6 +43,23 @@ seeds = {
                                        0xe3069283, 0) + b'foo'),
     'bulk_crc': hdr(0x91, struct.pack('<HHIQH2xI', 2, 3, 9, 0, 1,
                                       0xe3069283)),
+    # revision 3.2: folded responses asked for with 4096-byte receive
+    # buffers; an inline VALUE (record + 3 bytes, END folded), a VALUE
+    # with its first BULK (window 1, LAST) and END folded, a BULK with
+    # END folded
+    'connect_fold': struct.pack('<IHHIHHIIQQ16x', 0x33524247, 3, 3, 65536,
+                                8, 64, 0x1234, 4096, 0x7f0000000000,
+                                8 << 20),
+    'value_inline': pad(hdr(0x90, struct.pack('<HBBIQQII', 0, 3, 0x0a, 0,
+                                              3, 9, 0, 0) + b'foo' +
+                            bytes(277) + struct.pack('<HHI', 1, 0, 0)))
+    + b'abc',
+    'value_fold': hdr(0x90, struct.pack('<HBBIQQII', 0, 3, 0x0c, 0, 9, 9,
+                                        0, 0) + b'foo' + bytes(253) +
+                      struct.pack('<HHIQH2xI', 1, 1, 9, 0, 0, 0) +
+                      struct.pack('<HHI', 1, 0, 0)),
+    'bulk_end': hdr(0x91, struct.pack('<HHIQH2xI', 2, 5, 9, 0, 0, 0) +
+                    struct.pack('<HHI', 1, 0, 0)),
 }
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -92,6 +92,22 @@ static int gb_rdma_parse_key(const __u8 *key, __u8 klen, const char **msg)
 	return GB_RDMA_PARSE_OK;
 }
 
+/* Decode a BULK body; false if the window or length is impossible. */
+static bool gb_rdma_bulk_decode(const struct gb_rdma_bulk *b,
+				struct gb_rdma_rec_bulk *d)
+{
+	d->window = gbr_le16(b->window);
+	d->flags = gbr_le16(b->flags);
+	d->len = gbr_le32(b->len);
+	d->offset = gbr_le64(b->offset);
+	d->key_index = gbr_le16(b->key_index);
+	d->crc = gbr_le32(b->crc);
+	d->hits = 0;
+	d->misses = 0;
+	return d->window < GB_RDMA_MAX_WINDOWS && d->len &&
+	       d->len <= GB_RDMA_WINDOW_MAX;
+}
+
 /**
  * gb_rdma_rec_parse() - validate one record and decode it
  * @buf: record bytes (8-byte aligned)
@@ -178,24 +194,18 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		rec->u.value.cas = gbr_le64(v->cas);
 		rec->u.value.crc = gbr_le32(v->crc);
 		rec->u.value.key = (const char *)v->key;
+		memset(&rec->u.value.bulk, 0, sizeof(rec->u.value.bulk));
+		rec->u.value.hits = 0;
+		rec->u.value.misses = 0;
+		rec->u.value.data = NULL;
 		if (rec->u.value.key_index >= GB_RDMA_GET_MAX_KEYS)
 			return GB_RDMA_PARSE_FATAL;
 		return gb_rdma_parse_key(v->key, v->klen, msg);
 	}
-	case GB_RDMA_R_BULK: {
-		const struct gb_rdma_bulk *b = (const void *)body;
-
-		rec->u.bulk.window = gbr_le16(b->window);
-		rec->u.bulk.flags = gbr_le16(b->flags);
-		rec->u.bulk.len = gbr_le32(b->len);
-		rec->u.bulk.offset = gbr_le64(b->offset);
-		rec->u.bulk.key_index = gbr_le16(b->key_index);
-		rec->u.bulk.crc = gbr_le32(b->crc);
-		if (rec->u.bulk.window >= GB_RDMA_MAX_WINDOWS ||
-		    rec->u.bulk.len == 0 || rec->u.bulk.len > GB_RDMA_WINDOW_MAX)
+	case GB_RDMA_R_BULK:
+		if (!gb_rdma_bulk_decode((const void *)body, &rec->u.bulk))
 			return GB_RDMA_PARSE_FATAL;
 		return GB_RDMA_PARSE_OK;
-	}
 	case GB_RDMA_R_END: {
 		const struct gb_rdma_end *e = (const void *)body;
 
@@ -231,6 +241,87 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 	default:
 		return GB_RDMA_PARSE_UNKNOWN;
 	}
+}
+
+/**
+ * gb_rdma_resp_parse() - validate one record received by a client
+ * @buf:     record bytes (8-byte aligned)
+ * @len:     bytes received
+ * @rec_max: accept.record_size of a connection with GB_RDMA_CONNECT_FOLD
+ *           granted (revision 3.2), else GB_RDMA_RECORD_SIZE
+ * @rec:     decoded record (host byte order; pointers into @buf)
+ * @msg:     on GB_RDMA_PARSE_CLIENT, a memcache-style message
+ *
+ * With @rec_max at GB_RDMA_RECORD_SIZE this is gb_rdma_rec_parse(): the
+ * 3.2 flags are left as sent and their fields not decoded. Above it, a
+ * record may be longer than GB_RDMA_RECORD_SIZE only as a VALUE with
+ * GB_RDMA_VALUE_INLINE of exactly GB_RDMA_RECORD_SIZE + value.bytes
+ * (@rec->u.value.data points at the inline bytes), and the folded BULK and END
+ * of VALUE (GB_RDMA_VALUE_BULK, GB_RDMA_VALUE_END) and END of BULK
+ * (GB_RDMA_BULK_END) are decoded and checked. A VALUE both INLINE and
+ * BULK is fatal.
+ *
+ * Return: enum gb_rdma_parse.
+ */
+int gb_rdma_resp_parse(const void *buf, size_t len, size_t rec_max,
+		       struct gb_rdma_rec *rec, const char **msg)
+{
+	const __u8 *body = (const __u8 *)buf + sizeof(struct gb_rdma_hdr);
+	int ret;
+
+	if (rec_max <= GB_RDMA_RECORD_SIZE)
+		return gb_rdma_rec_parse(buf, len, rec, msg);
+	*msg = "";
+	if (len < GB_RDMA_RECORD_SIZE || len > rec_max) {
+		*msg = "bad record size";
+		return GB_RDMA_PARSE_FATAL;
+	}
+	ret = gb_rdma_rec_parse(buf, GB_RDMA_RECORD_SIZE, rec, msg);
+	if (ret != GB_RDMA_PARSE_OK)
+		return ret;
+	if (rec->type == GB_RDMA_R_VALUE) {
+		const struct gb_rdma_value *v = (const void *)body;
+		__u8 vf = rec->u.value.vflags;
+
+		if ((vf & GB_RDMA_VALUE_INLINE) && (vf & GB_RDMA_VALUE_BULK)) {
+			*msg = "VALUE both inline and bulk";
+			return GB_RDMA_PARSE_FATAL;
+		}
+		if (vf & GB_RDMA_VALUE_INLINE) {
+			if (rec->u.value.bytes > rec_max - GB_RDMA_RECORD_SIZE ||
+			    len != GB_RDMA_RECORD_SIZE + rec->u.value.bytes) {
+				*msg = "bad inline value length";
+				return GB_RDMA_PARSE_FATAL;
+			}
+			rec->u.value.data = (const __u8 *)buf +
+					    GB_RDMA_RECORD_SIZE;
+		} else if (len != GB_RDMA_RECORD_SIZE) {
+			*msg = "bad record size";
+			return GB_RDMA_PARSE_FATAL;
+		}
+		if ((vf & GB_RDMA_VALUE_BULK) &&
+		    !gb_rdma_bulk_decode(&v->bulk, &rec->u.value.bulk)) {
+			*msg = "bad folded BULK";
+			return GB_RDMA_PARSE_FATAL;
+		}
+		if (vf & GB_RDMA_VALUE_END) {
+			rec->u.value.hits = gbr_le16(v->end.hits);
+			rec->u.value.misses = gbr_le16(v->end.misses);
+		}
+		return GB_RDMA_PARSE_OK;
+	}
+	if (len != GB_RDMA_RECORD_SIZE) {
+		*msg = "bad record size";
+		return GB_RDMA_PARSE_FATAL;
+	}
+	if (rec->type == GB_RDMA_R_BULK &&
+	    (rec->u.bulk.flags & GB_RDMA_BULK_END)) {
+		const struct gb_rdma_bulk_end *be = (const void *)body;
+
+		rec->u.bulk.hits = gbr_le16(be->end.hits);
+		rec->u.bulk.misses = gbr_le16(be->end.misses);
+	}
+	return GB_RDMA_PARSE_OK;
 }
 
 /**
@@ -307,9 +398,18 @@ enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
 	if (geom->credits < GB_RDMA_CREDITS_MIN ||
 	    geom->credits > GB_RDMA_CREDITS_MAX)
 		return GB_RDMA_REJ_CREDITS;
-	if ((geom->flags & ~GB_RDMA_CONNECT_FLAGS) || c.reserved0 ||
+	if ((geom->flags & ~GB_RDMA_CONNECT_FLAGS) ||
 	    !gb_rdma_zero(c.reserved, sizeof(c.reserved)))
 		return GB_RDMA_REJ_VERSION;
+	/* 3.2: the receive buffer size; reserved (zero) without the flag */
+	geom->record_size = gbr_le32(c.record_size);
+	if (!(geom->flags & GB_RDMA_CONNECT_FOLD))
+		return geom->record_size ? GB_RDMA_REJ_VERSION :
+					   GB_RDMA_REJ_NONE;
+	if (geom->record_size < GB_RDMA_RECORD_SIZE ||
+	    geom->record_size > GB_RDMA_FOLD_RECORD_CAP ||
+	    geom->record_size % 64)
+		return GB_RDMA_REJ_RECORD;
 	return GB_RDMA_REJ_NONE;
 }
 
@@ -329,6 +429,7 @@ void gb_rdma_connect_build(struct gb_rdma_connect *c,
 	c->window_count = gbr_cpu16(geom->window_count);
 	c->credits = gbr_cpu16(geom->credits);
 	c->rkey = gbr_cpu32(geom->rkey);
+	c->record_size = gbr_cpu32(geom->record_size);
 	c->window_base = gbr_cpu64(geom->window_base);
 	c->region_len = gbr_cpu64(geom->region_len);
 }
@@ -362,6 +463,8 @@ const char *gb_rdma_reject_str(unsigned int reason)
 		return "RDMA device lacks a needed capability";
 	case GB_RDMA_REJ_READ:
 		return "client allows no RDMA READ (responder_resources 0)";
+	case GB_RDMA_REJ_RECORD:
+		return "bad record size (folded responses)";
 	default:
 		return "unknown reject reason";
 	}

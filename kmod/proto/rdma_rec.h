@@ -45,13 +45,37 @@ enum gb_rdma_parse {
 };
 
 /**
+ * struct gb_rdma_rec_bulk - a decoded BULK (host byte order)
+ * @window:    window index
+ * @flags:     GB_RDMA_BULK_*
+ * @len:       chunk length
+ * @offset:    offset of the chunk in the value
+ * @key_index: key index of the value
+ * @crc:       as sent; meaningful with GB_RDMA_BULK_CRC
+ * @hits:      with GB_RDMA_BULK_END (3.2, gb_rdma_resp_parse() only)
+ * @misses:    likewise
+ */
+struct gb_rdma_rec_bulk {
+	__u16 window;
+	__u16 flags;
+	__u32 len;
+	__u64 offset;
+	__u16 key_index;
+	__u32 crc;
+	__u16 hits;
+	__u16 misses;
+};
+
+/**
  * struct gb_rdma_rec - a parsed record (host byte order)
  * @type:    enum gb_rdma_rec_type
  * @flags:   header flags
  * @credits: credits granted by the sender
  * @tag:     request tag
  * @u:       type-specific fields; key pointers point into the input buffer,
- *           get.off[i] is the offset of key i from the start of the record
+ *           get.off[i] is the offset of key i from the start of the record;
+ *           value.bulk, value.hits/misses and value.data are only decoded by
+ *           gb_rdma_resp_parse() with folding on (revision 3.2)
  */
 struct gb_rdma_rec {
 	__u8 type;
@@ -92,15 +116,13 @@ struct gb_rdma_rec {
 			__u64 cas;
 			__u32 crc;	/* as sent; meaningful with VALUE_CRC */
 			const char *key;
+			/* 3.2: VALUE_BULK, VALUE_END, VALUE_INLINE */
+			struct gb_rdma_rec_bulk bulk;
+			__u16 hits;
+			__u16 misses;
+			const void *data;	/* inline bytes, in the input */
 		} value;
-		struct {
-			__u16 window;
-			__u16 flags;
-			__u32 len;
-			__u64 offset;
-			__u16 key_index;
-			__u32 crc;	/* as sent; meaningful with BULK_CRC */
-		} bulk;
+		struct gb_rdma_rec_bulk bulk;
 		struct {
 			__u16 hits;
 			__u16 misses;
@@ -129,6 +151,8 @@ struct gb_rdma_rec {
  * @window_base:  remote address of window 0
  * @region_len:   bytes accessible from window_base
  * @flags:        GB_RDMA_CONNECT_* revisions asked for (only known bits)
+ * @record_size:  with GB_RDMA_CONNECT_FOLD: the client's receive buffer
+ *                size (checked: 512..GB_RDMA_FOLD_RECORD_CAP, 64-multiple)
  */
 struct gb_rdma_geom {
 	__u32 window_size;
@@ -138,11 +162,14 @@ struct gb_rdma_geom {
 	__u64 window_base;
 	__u64 region_len;
 	__u16 flags;
+	__u32 record_size;
 };
 
 bool gb_rdma_key_ok(const char *key, size_t len);
 int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		      const char **msg);
+int gb_rdma_resp_parse(const void *buf, size_t len, size_t rec_max,
+		       struct gb_rdma_rec *rec, const char **msg);
 int gb_rdma_req_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		      const char **msg);
 enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,

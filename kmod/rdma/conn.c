@@ -123,7 +123,7 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 				    DMA_FROM_DEVICE);
 	if (conn->txdma && ibdev)
 		ib_dma_unmap_single(ibdev, conn->txdma,
-				    conn->ntx * GB_RDMA_RECORD_SIZE,
+				    conn->ntx * conn->rec_size,
 				    DMA_TO_DEVICE);
 	kfree(conn->bounce);
 	kfree(conn->rxbuf);
@@ -311,13 +311,22 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 	conn->grant = min_t(u32, conn->lis->cfg.credits, GB_RDMA_GRANT_MAX);
 	conn->nrx = conn->grant + GB_RDMA_RX_SLACK;
 	conn->ntx = min_t(u32, conn->geom.credits, GB_RDMA_TX_MAX);
+	/*
+	 * 3.2: send records up to the client's receive buffer size, at most
+	 * GB_RDMA_FOLD_RECORD_MAX (so ntx x rec_size <= 512 KiB); the bytes
+	 * past the 512-byte record carry inline values.
+	 */
+	conn->rec_size = GB_RDMA_RECORD_SIZE;
+	if (conn->geom.flags & GB_RDMA_CONNECT_FOLD)
+		conn->rec_size = min_t(u32, conn->geom.record_size,
+				       GB_RDMA_FOLD_RECORD_MAX);
 	conn->nwin = min_t(u32, windows, conn->geom.window_count);
 	rq = conn->nrx + 1;
 	if (rq > a->max_qp_wr || conn->ntx + 2 > a->max_qp_wr)
 		return -EINVAL;
 
 	conn->rxbuf = kzalloc(conn->nrx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
-	conn->txbuf = kzalloc(conn->ntx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
+	conn->txbuf = kzalloc(conn->ntx * conn->rec_size, GFP_KERNEL);
 	conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
 	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
 	conn->win = kcalloc(conn->nwin, sizeof(*conn->win), GFP_KERNEL);
@@ -339,7 +348,7 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 		return -ENOMEM;
 	}
 	conn->txdma = ib_dma_map_single(ibdev, conn->txbuf,
-					conn->ntx * GB_RDMA_RECORD_SIZE,
+					conn->ntx * conn->rec_size,
 					DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, conn->txdma)) {
 		conn->txdma = 0;
@@ -365,7 +374,7 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 		tx->idx = i;
 		tx->win = -1;
 		tx->cqe.done = gb_rdma_send_done;
-		tx->sge.addr = conn->txdma + i * GB_RDMA_RECORD_SIZE;
+		tx->sge.addr = conn->txdma + i * conn->rec_size;
 		tx->sge.length = GB_RDMA_RECORD_SIZE;
 		tx->sge.lkey = conn->dev->pd->local_dma_lkey;
 		tx->wr.wr_cqe = &tx->cqe;
@@ -553,6 +562,8 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 
 	reason = gb_rdma_connect_parse(ev->param.conn.private_data,
 				       ev->param.conn.private_data_len, &geom);
+	if (reason == GB_RDMA_REJ_RECORD)
+		detail = geom.record_size;
 	if (reason)
 		goto reject_count;
 	/* our view (see the accept below): READs we may issue to the client */
@@ -670,7 +681,7 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 	acc.windows = cpu_to_le16(conn->nwin);
 	acc.window_size = cpu_to_le32(conn->geom.window_size);
 	acc.max_keys = cpu_to_le16(GB_RDMA_GET_MAX_KEYS);
-	acc.record_size = cpu_to_le16(GB_RDMA_RECORD_SIZE);
+	acc.record_size = cpu_to_le16(conn->rec_size);
 	acc.max_value = cpu_to_le64(GB_VALUE_MAX);
 	acc.conn_id = cpu_to_le64(conn->id);
 	cp.private_data = &acc;

@@ -32,6 +32,22 @@
  * first entry may start inside a page and only its last may end inside
  * one; a chunk stops early at such a boundary (never with a page-multiple
  * ram_head) and the BULK record carries its real length.
+ *
+ * Folded responses (revision 3.2, GB_RDMA_CONNECT_FOLD)
+ * -----------------------------------------------------
+ * For a client that asked for them, the records of a GET are folded into
+ * as few SENDs as RC ordering allows. A value up to the inline limit
+ * (conn->rec_size - 512) is copied (gb_obj_read()) into the send buffer
+ * right behind its VALUE: one SEND, no window, no page reference kept
+ * beyond the copy. A larger value's VALUE is not sent ahead: it rides in
+ * the send of the first chunk (GB_RDMA_VALUE_BULK), i.e. it is the SEND at
+ * the end of that chunk's WRITE chain, posted and signaled exactly as a
+ * BULK would be, so the page ownership rules above hold unchanged. The
+ * END of a GET whose last key hits goes out in that value's last SEND
+ * (GB_RDMA_VALUE_END / GB_RDMA_BULK_END): the WRITEs before it in the
+ * chain are placed before the client sees that SEND's receive
+ * completion. If the store fails before a folded VALUE was sent, a plain
+ * VALUE and then ERROR go out, exactly as on a 3.0/3.1 connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
@@ -124,12 +140,13 @@ struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
 	tx->win = -1;
 	tx->obj = NULL;
 	tx->nwr = 1;
+	tx->len = GB_RDMA_RECORD_SIZE;
 	return tx;
 }
 
 void *gb_rdma_tx_buf(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx)
 {
-	return conn->txbuf + tx->idx * GB_RDMA_RECORD_SIZE;
+	return conn->txbuf + tx->idx * conn->rec_size;
 }
 
 /**
@@ -151,9 +168,9 @@ int gb_rdma_post_tx(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx,
 
 	h->credits = cpu_to_le16(conn->owed);
 	ib_dma_sync_single_for_device(conn->dev->ibdev,
-				      conn->txdma +
-				      tx->idx * GB_RDMA_RECORD_SIZE,
-				      GB_RDMA_RECORD_SIZE, DMA_TO_DEVICE);
+				      conn->txdma + tx->idx * conn->rec_size,
+				      tx->len, DMA_TO_DEVICE);
+	tx->sge.length = tx->len;
 	tx->wr.next = NULL;
 	ret = ib_post_send(conn->qp, first ? first : &tx->wr, NULL);
 	if (ret) {
@@ -175,6 +192,8 @@ static int gb_rdma_send_reply(struct gb_rdma_conn *conn)
 
 	memcpy(gb_rdma_tx_buf(conn, tx), conn->cur.reply, GB_RDMA_RECORD_SIZE);
 	trace_gb_rdma_reply(conn->id, conn->cur.rec.tag, conn->cur.reply[0]);
+	if (conn->cur.rec.type == GB_RDMA_GET)
+		conn->st.get_sends++;
 	return gb_rdma_post_tx(conn, tx, NULL);
 }
 
@@ -229,6 +248,46 @@ static bool gb_rdma_send_crc(const struct gb_rdma_conn *conn,
 			     const struct gb_obj *obj)
 {
 	return (conn->geom.flags & GB_RDMA_CONNECT_CRC) && obj->has_crc;
+}
+
+/* Revision 3.2: fold this connection's GET responses (see top comment)? */
+static bool gb_rdma_fold(const struct gb_rdma_conn *conn)
+{
+	return conn->geom.flags & GB_RDMA_CONNECT_FOLD;
+}
+
+/* Is the current value the GET's last key, so its last SEND may carry END? */
+static bool gb_rdma_fold_end(const struct gb_rdma_conn *conn)
+{
+	return gb_rdma_fold(conn) &&
+	       conn->cur.key + 1 == conn->cur.rec.u.get.nkeys;
+}
+
+/* Fill a VALUE body for the current object (its header is set already). */
+static void gb_rdma_fill_value(struct gb_rdma_conn *conn,
+			       struct gb_rdma_value *v)
+{
+	struct gb_rdma_req *r = &conn->cur;
+
+	v->key_index = cpu_to_le16(r->key);
+	v->klen = r->obj->klen;
+	v->flags = cpu_to_le32(r->obj->flags);
+	v->bytes = cpu_to_le64(r->obj->len);
+	v->cas = cpu_to_le64(READ_ONCE(r->obj->cas));
+	if (gb_rdma_send_crc(conn, r->obj)) {
+		v->vflags = GB_RDMA_VALUE_CRC;
+		v->crc = cpu_to_le32(r->obj->crc);
+	}
+	memcpy(v->key, r->obj->key, r->obj->klen);
+}
+
+/* 3.2: put END in @e; the request ends with the record carrying it. */
+static void gb_rdma_fill_end(struct gb_rdma_conn *conn, struct gb_rdma_end *e)
+{
+	e->hits = cpu_to_le16(conn->cur.hits);
+	e->misses = cpu_to_le16(conn->cur.misses);
+	conn->cur.end_folded = true;
+	conn->st.folded++;
 }
 
 /**
@@ -311,11 +370,38 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 				&tx->wr);
 	gb_rdma_rw_errcqe(conn, first, &tx->wr);
 
-	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_BULK, r->rec.tag, 0,
-			 sizeof(*b));
-	b = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+	if (gb_rdma_fold(conn) && r->off == 0) {
+		/* 3.2: the value's VALUE carries its first BULK */
+		struct gb_rdma_value *v;
+
+		gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_VALUE,
+				 r->rec.tag, 0, sizeof(*v));
+		v = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+		gb_rdma_fill_value(conn, v);
+		v->vflags |= GB_RDMA_VALUE_BULK;
+		if (last && gb_rdma_fold_end(conn)) {
+			v->vflags |= GB_RDMA_VALUE_END;
+			gb_rdma_fill_end(conn, &v->end);
+		} else {
+			conn->st.folded++;
+		}
+		b = &v->bulk;
+	} else if (last && gb_rdma_fold_end(conn)) {
+		struct gb_rdma_bulk_end *be;
+
+		gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_BULK,
+				 r->rec.tag, 0, sizeof(*be));
+		be = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+		gb_rdma_fill_end(conn, &be->end);
+		b = &be->bulk;
+		b->flags = cpu_to_le16(GB_RDMA_BULK_END);
+	} else {
+		gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_BULK,
+				 r->rec.tag, 0, sizeof(*b));
+		b = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+	}
 	b->window = cpu_to_le16(w);
-	b->flags = cpu_to_le16(last ? GB_RDMA_BULK_LAST : 0);
+	b->flags |= cpu_to_le16(last ? GB_RDMA_BULK_LAST : 0);
 	b->len = cpu_to_le32(len);
 	b->offset = cpu_to_le64(r->off);
 	b->key_index = cpu_to_le16(r->key);
@@ -336,6 +422,7 @@ static int gb_rdma_post_chunk(struct gb_rdma_conn *conn, int w,
 	r->off += len;
 	conn->st.bytes_written += len;
 	conn->st.chunks++;
+	conn->st.get_sends++;
 	return gb_rdma_post_tx(conn, tx, first);
 
 unwind:
@@ -353,17 +440,58 @@ static void gb_rdma_prep_value(struct gb_rdma_conn *conn)
 	gb_rdma_hdr_init(r->reply, GB_RDMA_R_VALUE, r->rec.tag, 0,
 			 offsetof(struct gb_rdma_value, key) + r->obj->klen);
 	v = (void *)(r->reply + sizeof(struct gb_rdma_hdr));
-	v->key_index = cpu_to_le16(r->key);
-	v->klen = r->obj->klen;
-	v->flags = cpu_to_le32(r->obj->flags);
-	v->bytes = cpu_to_le64(r->obj->len);
-	v->cas = cpu_to_le64(READ_ONCE(r->obj->cas));
-	if (gb_rdma_send_crc(conn, r->obj)) {
-		v->vflags = GB_RDMA_VALUE_CRC;
-		v->crc = cpu_to_le32(r->obj->crc);
-	}
-	memcpy(v->key, r->obj->key, r->obj->klen);
+	gb_rdma_fill_value(conn, v);
 	r->reply_pending = true;
+}
+
+/**
+ * gb_rdma_post_inline() - send the current value inline in its VALUE (3.2)
+ * @conn: connection; caller checked can_send(1)
+ * @store_err: set to a store error (then nothing was posted)
+ *
+ * The value (at most conn->rec_size - 512 bytes, 0 included) is copied
+ * right behind the 512-byte VALUE record; the SEND is 512 + bytes long.
+ * END is folded in when this is the GET's last key. The object reference
+ * is dropped here: nothing points at its pages after the copy.
+ *
+ * Return: 0 or a post error (the caller closes the connection).
+ */
+static int gb_rdma_post_inline(struct gb_rdma_conn *conn, int *store_err)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	struct gb_rdma_value *v;
+	struct gb_rdma_tx *tx;
+	u32 len = r->obj->len;
+	u8 *buf;
+	int ret;
+
+	tx = gb_rdma_tx_get(conn);
+	buf = gb_rdma_tx_buf(conn, tx);
+	if (len) {
+		ret = gb_obj_read(r->obj, 0, buf + GB_RDMA_RECORD_SIZE, len);
+		if (ret) {
+			list_add(&tx->node, &conn->tx_free);	/* not posted */
+			*store_err = ret;
+			return 0;
+		}
+	}
+	gb_rdma_hdr_init(buf, GB_RDMA_R_VALUE, r->rec.tag, 0, sizeof(*v));
+	v = (void *)(buf + sizeof(struct gb_rdma_hdr));
+	gb_rdma_fill_value(conn, v);
+	v->vflags |= GB_RDMA_VALUE_INLINE;
+	if (gb_rdma_fold_end(conn)) {
+		v->vflags |= GB_RDMA_VALUE_END;
+		gb_rdma_fill_end(conn, &v->end);
+	}
+	tx->len = GB_RDMA_RECORD_SIZE + len;
+	trace_gb_rdma_reply(conn->id, r->rec.tag, GB_RDMA_R_VALUE);
+	gb_obj_put(r->obj);
+	r->obj = NULL;
+	r->key++;
+	conn->st.bytes_written += len;
+	conn->st.inline_values++;
+	conn->st.get_sends++;
+	return gb_rdma_post_tx(conn, tx, NULL);
 }
 
 static void gb_rdma_prep_end(struct gb_rdma_conn *conn)
@@ -395,6 +523,30 @@ int gb_rdma_flush_reply(struct gb_rdma_conn *conn)
 	return 0;
 }
 
+/*
+ * The store failed to read the current value: skip it and tell the client
+ * with SERVER_ERROR. A folded VALUE (3.2) not sent yet goes out plain
+ * first, so the client sees what a 3.0/3.1 client sees: VALUE, ERROR.
+ */
+static void gb_rdma_store_failed(struct gb_rdma_conn *conn, int serr)
+{
+	struct gb_rdma_req *r = &conn->cur;
+
+	gb_rdma_count(conn, GB_RDMA_E_STORE);
+	pr_warn_ratelimited("conn %llu: reading value failed: %d\n",
+			    conn->id, serr);
+	if (gb_rdma_fold(conn) && r->off == 0) {
+		gb_rdma_prep_value(conn);
+		r->err_pending = true;
+	} else {
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "error reading value");
+	}
+	gb_obj_put(r->obj);
+	r->obj = NULL;
+	r->key++;
+}
+
 /* Advance the GET; -EAGAIN when waiting for a window, credit or SQ slot. */
 int gb_rdma_get_step(struct gb_rdma_conn *conn)
 {
@@ -412,7 +564,19 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 						   r->rec.type);
 				return 0;
 			}
+			if (r->err_pending) {
+				/* the plain VALUE of a failed value is out */
+				r->err_pending = false;
+				gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+						   "error reading value");
+			}
 			continue;
+		}
+		if (r->end_folded) {
+			/* 3.2: END went out in the last value's SEND */
+			r->active = false;
+			trace_gb_rdma_done(conn->id, r->rec.tag, r->rec.type);
+			return 0;
 		}
 		if (!r->obj) {
 			u32 i = r->key;
@@ -436,6 +600,8 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 			conn->st.hits++;
 			r->hits++;
 			r->off = 0;
+			if (gb_rdma_fold(conn))
+				continue;	/* VALUE goes with the data */
 			gb_rdma_prep_value(conn);
 			if (r->obj->len == 0) {
 				/* nothing to stream: drop it after VALUE */
@@ -443,6 +609,18 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 				r->obj = NULL;
 				r->key++;
 			}
+			continue;
+		}
+		if (gb_rdma_fold(conn) && r->off == 0 &&
+		    r->obj->len <= conn->rec_size - GB_RDMA_RECORD_SIZE) {
+			if (!gb_rdma_can_send(conn, 1))
+				return -EAGAIN;
+			serr = 0;
+			ret = gb_rdma_post_inline(conn, &serr);
+			if (ret)
+				return ret;
+			if (serr)
+				gb_rdma_store_failed(conn, serr);
 			continue;
 		}
 		w = gb_rdma_find_window(conn);
@@ -460,16 +638,7 @@ int gb_rdma_get_step(struct gb_rdma_conn *conn)
 		ret = gb_rdma_post_chunk(conn, w, &serr);
 		if (ret)
 			return ret == -EAGAIN ? -EIO : ret;
-		if (serr) {
-			/* store failed mid-value: skip it, tell the client */
-			gb_rdma_count(conn, GB_RDMA_E_STORE);
-			pr_warn_ratelimited("conn %llu: reading value failed: %d\n",
-					    conn->id, serr);
-			gb_obj_put(r->obj);
-			r->obj = NULL;
-			r->key++;
-			gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
-					   "error reading value");
-		}
+		if (serr)
+			gb_rdma_store_failed(conn, serr);
 	}
 }

@@ -86,6 +86,11 @@
  * @rw_ctxs:        RDMA R/W contexts set up (GET chunks and SET READs)
  * @rw_mr_ctxs:     of those, contexts that registered memory (MRs)
  * @bytes_read_direct: SET bytes READ straight into the object's pages
+ * @get_sends:      SENDs posted for GET responses (VALUE, BULK, END,
+ *                  ERROR; 3.2 folds them)
+ * @inline_values:  values sent inline in their VALUE (3.2)
+ * @folded:         records that carried another one folded in (3.2:
+ *                  VALUE with BULK and/or END, BULK with END)
  * @errors:         error counters, indexed by enum gb_rdma_err
  * @windows_in_flight: gauge, not a counter: bulk windows held by clients
  *                  now (filled, not yet returned), over open connections;
@@ -107,6 +112,9 @@ struct gb_rdma_stats {
 	u64 rw_ctxs;
 	u64 rw_mr_ctxs;
 	u64 bytes_read_direct;
+	u64 get_sends;
+	u64 inline_values;
+	u64 folded;
 	u64 errors[GB_RDMA_E_NR];
 	u64 windows_in_flight;
 };
@@ -155,6 +163,7 @@ struct gb_rdma_tx {
 	u32 idx;
 	int win;		/* window slot released by this SEND, or -1 */
 	u32 nwr;		/* send queue slots freed by this SEND */
+	u32 len;		/* bytes to send (512, more for inline) */
 	struct gb_obj *obj;	/* reference dropped at completion */
 	struct ib_sge sge;
 	struct ib_send_wr wr;
@@ -175,6 +184,8 @@ struct gb_rdma_req {
 	bool reply_pending;
 	bool done_after_reply;
 	bool waiting;
+	bool end_folded;	/* 3.2: END went out in the last record */
+	bool err_pending;	/* 3.2: ERROR follows the plain VALUE */
 	struct gb_rdma_rec rec;
 	/* GET */
 	u32 key;
@@ -234,6 +245,7 @@ struct gb_rdma_conn {
 	u32 rd_max;		/* bytes per SET READ */
 	int sq_size;		/* sq_avail when nothing is outstanding */
 	u32 ncqe;		/* CQ entries (conn->cq->cqe) */
+	u32 rec_size;		/* send record stride: 512, or 3.2's grant */
 
 	u32 nrx;
 	u8 *rxbuf;

@@ -34,6 +34,9 @@ void gb_rdma_stats_add(struct gb_rdma_stats *d,
 	d->rw_ctxs += s->rw_ctxs;
 	d->rw_mr_ctxs += s->rw_mr_ctxs;
 	d->bytes_read_direct += s->bytes_read_direct;
+	d->get_sends += s->get_sends;
+	d->inline_values += s->inline_values;
+	d->folded += s->folded;
 	for (i = 0; i < GB_RDMA_E_NR; i++)
 		d->errors[i] += errors[i];
 }
@@ -161,6 +164,9 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 		   conns, st->requests, st->rw_ctxs, st->rw_mr_ctxs);
 	seq_printf(m, "bytes_written %llu\nbytes_read %llu\nbytes_read_direct %llu\n",
 		   st->bytes_written, st->bytes_read, st->bytes_read_direct);
+	/* 3.2: SENDs per GET, inline values, records with others folded in */
+	seq_printf(m, "gets %llu\nget_sends %llu\ninline_values %llu\nfolded %llu\n",
+		   st->gets, st->get_sends, st->inline_values, st->folded);
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(dev, &gb_rdma_devs, node)
@@ -169,11 +175,13 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 			   dev->dead);
 	/* sq, rq: most WRs ever outstanding on each queue, drain included */
 	list_for_each_entry(conn, &gb_rdma_conns, node)
-		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u\n",
+		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u fold %u\n",
 			   conn->id, conn->use_mr, conn->mr_quiesce, conn->nwin,
 			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
 			   conn->st.rw_mr_ctxs, conn->ncqe, conn->sq_size + 1,
-			   conn->nrx + 1);
+			   conn->nrx + 1,
+			   conn->geom.flags & GB_RDMA_CONNECT_FOLD ?
+			   conn->rec_size : 0);
 	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }

@@ -274,8 +274,14 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
 	struct gb_rdma_connect out;
 	uint64_t span;
 
-	if (reason > GB_RDMA_REJ_CREDITS)
+	if (reason > GB_RDMA_REJ_CREDITS && reason != GB_RDMA_REJ_RECORD)
 		return "reject reason the parser cannot give";
+	if (reason == GB_RDMA_REJ_RECORD &&
+	    (!(geom->flags & GB_RDMA_CONNECT_FOLD) ||
+	     (geom->record_size >= GB_RDMA_RECORD_SIZE &&
+	      geom->record_size <= GB_RDMA_FOLD_RECORD_CAP &&
+	      geom->record_size % 64 == 0)))
+		return "record size refused without cause";
 	if (reason != GB_RDMA_REJ_NONE)
 		return NULL;
 	if (!priv)
@@ -297,9 +303,61 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
 		return "accepted region too small or wrapping";
 	if (geom->flags & ~GB_RDMA_CONNECT_FLAGS)
 		return "accepted connect flags of no known revision";
+	if ((geom->flags & GB_RDMA_CONNECT_FOLD) ?
+	    geom->record_size < GB_RDMA_RECORD_SIZE ||
+	    geom->record_size > GB_RDMA_FOLD_RECORD_CAP ||
+	    geom->record_size % 64 : geom->record_size != 0)
+		return "accepted record size out of range";
 	gb_rdma_connect_build(&out, geom);
 	if (memcmp(&out, in, sizeof(in)))
 		return "accepted connect data does not encode back to itself";
+	return NULL;
+}
+
+/**
+ * rc_check_resp() - check one gb_rdma_resp_parse() outcome (revision 3.2)
+ * @buf: record, @len: its length, @rec_max: the granted record size
+ * @ret: return value, @rec: the decoded record
+ *
+ * A record longer than GB_RDMA_RECORD_SIZE is accepted only as an inline
+ * VALUE holding exactly the bytes that follow the record, within
+ * @rec_max; a folded BULK is inside the window bounds.
+ *
+ * Return: NULL if all invariants hold, else the first one violated.
+ */
+static inline const char *rc_check_resp(const void *buf, size_t len,
+					size_t rec_max, int ret,
+					const struct gb_rdma_rec *rec)
+{
+	if (ret != GB_RDMA_PARSE_OK)
+		return NULL;
+	if (rec_max <= GB_RDMA_RECORD_SIZE) {
+		if (len != GB_RDMA_RECORD_SIZE)
+			return "record of a bad size accepted";
+		return NULL;
+	}
+	if (len < GB_RDMA_RECORD_SIZE || len > rec_max)
+		return "record beyond the granted size accepted";
+	if (rec->type != GB_RDMA_R_VALUE) {
+		if (len != GB_RDMA_RECORD_SIZE)
+			return "long record other than VALUE accepted";
+		return NULL;
+	}
+	if (rec->u.value.vflags & GB_RDMA_VALUE_INLINE) {
+		if (rec->u.value.vflags & GB_RDMA_VALUE_BULK)
+			return "VALUE both inline and bulk accepted";
+		if (len != GB_RDMA_RECORD_SIZE + rec->u.value.bytes ||
+		    rec->u.value.data !=
+		    (const uint8_t *)buf + GB_RDMA_RECORD_SIZE)
+			return "inline bytes not exactly the record's tail";
+	} else if (len != GB_RDMA_RECORD_SIZE) {
+		return "long VALUE without inline bytes accepted";
+	}
+	if ((rec->u.value.vflags & GB_RDMA_VALUE_BULK) &&
+	    (rec->u.value.bulk.window >= GB_RDMA_MAX_WINDOWS ||
+	     !rec->u.value.bulk.len ||
+	     rec->u.value.bulk.len > GB_RDMA_WINDOW_MAX))
+		return "folded BULK out of bounds accepted";
 	return NULL;
 }
 

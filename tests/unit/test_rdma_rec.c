@@ -953,14 +953,22 @@ static void t_connect_credits_reserved(void)
 	for (i = 0; i < 16; i++) {
 		mk_connect_ok();
 		put16(cd + 6, 1 << i);
-		if ((1u << i) & GB_RDMA_CONNECT_FLAGS) {
+		if ((1u << i) == GB_RDMA_CONNECT_FOLD) {
+			/* 3.2 needs a record size: 0 is refused */
+			CHECK(conn_parse() == GB_RDMA_REJ_RECORD);
+			put32(cd + 20, GB_RDMA_RECORD_SIZE);
+			CHECK(conn_parse() == GB_RDMA_REJ_NONE);
+			CHECK(geom.flags == 1u << i &&
+			      geom.record_size == GB_RDMA_RECORD_SIZE);
+		} else if ((1u << i) & GB_RDMA_CONNECT_FLAGS) {
 			CHECK(conn_parse() == GB_RDMA_REJ_NONE);
 			CHECK(geom.flags == 1u << i);
 		} else {
 			CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
 		}
 	}
-	CHECK(GB_RDMA_CONNECT_FLAGS == GB_RDMA_CONNECT_CRC);
+	CHECK(GB_RDMA_CONNECT_FLAGS ==
+	      (GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD));
 	mk_connect_ok();
 	put16(cd + 6, GB_RDMA_CONNECT_CRC | 0x8000);
 	CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
@@ -979,7 +987,7 @@ static void t_connect_credits_reserved(void)
 
 	/* the first failing check gives the reason */
 	mk_connect(0, 0, 0, 0, 0, 0);
-	put16(cd + 6, 2);
+	put16(cd + 6, 0x8000);	/* a flag of no revision */
 	put32(cd, 0);
 	CHECK(conn_parse() == GB_RDMA_REJ_MAGIC);
 	put32(cd, GB_RDMA_MAGIC);
@@ -1000,11 +1008,15 @@ static void t_connect_credits_reserved(void)
 static void t_connect_build(void)
 {
 	static const struct gb_rdma_geom geoms[] = {
-		{ 4096, 1, 4, 0, 0, 4096, 0 },
+		{ 4096, 1, 4, 0, 0, 4096, 0, 0 },
 		{ 65536, 8, 64, 0x1234, 0x7f0000000000ULL, 8 << 20,
-		  GB_RDMA_CONNECT_CRC },
+		  GB_RDMA_CONNECT_CRC, 0 },
 		{ GB_RDMA_WINDOW_MAX, 64, 1024, 0xffffffff,
-		  ~0ULL - (1ULL << 30), 1ULL << 30, 0 },
+		  ~0ULL - (1ULL << 30), 1ULL << 30, 0, 0 },
+		{ 4096, 2, 16, 7, 0x1000, 1 << 20,
+		  GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD, 4096 },
+		{ 4096, 2, 16, 7, 0x1000, 1 << 20, GB_RDMA_CONNECT_FOLD,
+		  GB_RDMA_FOLD_RECORD_CAP },
 	};
 	struct gb_rdma_connect c;
 	uint8_t *p = (uint8_t *)&c;
@@ -1021,7 +1033,8 @@ static void t_connect_build(void)
 		CHECK(rc_le32(p + 8) == g->window_size &&
 		      rc_le16(p + 12) == g->window_count &&
 		      rc_le16(p + 14) == g->credits &&
-		      rc_le32(p + 16) == g->rkey && rc_le32(p + 20) == 0 &&
+		      rc_le32(p + 16) == g->rkey &&
+		      rc_le32(p + 20) == g->record_size &&
 		      rc_le64(p + 24) == g->window_base &&
 		      rc_le64(p + 32) == g->region_len);
 		for (j = 40; j < sizeof(c); j++)
@@ -1032,8 +1045,184 @@ static void t_connect_build(void)
 		      geom.credits == g->credits && geom.rkey == g->rkey &&
 		      geom.window_base == g->window_base &&
 		      geom.region_len == g->region_len &&
-		      geom.flags == g->flags);
+		      geom.flags == g->flags &&
+		      geom.record_size == g->record_size);
 	}
+}
+
+/* 3.2: connect.record_size with and without GB_RDMA_CONNECT_FOLD. */
+static void t_connect_record(void)
+{
+	static const struct {
+		uint32_t size;
+		int ok;
+	} tc[] = {
+		{ 0, 0 }, { 64, 0 }, { 448, 0 }, { 511, 0 }, { 512, 1 },
+		{ 513, 0 }, { 576, 1 }, { 4096, 1 }, { 4097, 0 },
+		{ 65536, 1 }, { 65600, 0 }, { 1u << 20, 0 }, { ~0U, 0 },
+		{ ~0U - 63, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tc); i++) {
+		mk_connect_ok();
+		put16(cd + 6, GB_RDMA_CONNECT_FOLD);
+		put32(cd + 20, tc[i].size);
+		if (tc[i].ok) {
+			CHECK(conn_parse() == GB_RDMA_REJ_NONE &&
+			      geom.record_size == tc[i].size &&
+			      geom.flags == GB_RDMA_CONNECT_FOLD);
+		} else {
+			CHECK(conn_parse() == GB_RDMA_REJ_RECORD);
+			/* the server reports the size asked for */
+			CHECK(geom.record_size == tc[i].size);
+		}
+		/* without the flag the field is reserved: any size refused */
+		put16(cd + 6, GB_RDMA_CONNECT_CRC);
+		CHECK(conn_parse() == (tc[i].size ? GB_RDMA_REJ_VERSION :
+				       GB_RDMA_REJ_NONE));
+	}
+	/* an unknown flag is refused as VERSION before the size is looked at */
+	mk_connect_ok();
+	put16(cd + 6, GB_RDMA_CONNECT_FOLD | 0x0100);
+	put32(cd + 20, 1);
+	CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
+	/* geometry before size */
+	mk_connect_ok();
+	put16(cd + 12, 0);
+	put16(cd + 6, GB_RDMA_CONNECT_FOLD);
+	put32(cd + 20, 1);
+	CHECK(conn_parse() == GB_RDMA_REJ_WINDOW);
+}
+
+/* Parse @len bytes of @src as a client with folding granted at @max. */
+static int resp_n(const void *src, size_t len, size_t max)
+{
+	const char *why;
+	int ret;
+
+	free(cur);
+	cur = malloc(len ? len : 1);
+	if (!cur)
+		abort();
+	memcpy(cur, src, len);
+	memset(&rec, 0xa5, sizeof(rec));
+	msg = NULL;
+	ret = gb_rdma_resp_parse(cur, len, max, &rec, &msg);
+	why = rc_check_resp(cur, len, max, ret, &rec);
+	if (!why && len == REC)
+		why = rc_check_rec(cur, len, ret, &rec, msg);
+	if (why) {
+		printf("#   invariant violated (%s) for folded len %zu\n", why,
+		       len);
+		test_failed++;
+	}
+	return ret;
+}
+
+/* 3.2: folded VALUE (inline, first BULK, END) and BULK with END. */
+static void t_resp_fold(void)
+{
+	static uint8_t big[GB_RDMA_FOLD_RECORD_MAX + 1] __aligned(8);
+	const size_t vb = offsetof(struct gb_rdma_value, bulk);
+	const size_t ve = offsetof(struct gb_rdma_value, end);
+	uint8_t *b;
+	size_t n;
+
+	CHECK(vb == 288 && ve == 312);
+	/* inline VALUE of 0, 1, limit-1 and limit bytes */
+	for (n = 0; n <= GB_RDMA_FOLD_RECORD_MAX - REC; n++) {
+		if (n > 1 && n < GB_RDMA_FOLD_RECORD_MAX - REC - 1)
+			continue;
+		b = mk(GB_RDMA_R_VALUE, GB_RDMA_BODY_MAX);
+		b[2] = 1;
+		b[3] = GB_RDMA_VALUE_INLINE | GB_RDMA_VALUE_END;
+		put64(b + 8, n);
+		b[32] = 'k';
+		put16(b + ve, 1);
+		memcpy(big, r, REC);
+		memset(big + REC, 0x5a, n);
+		CHECK(resp_n(big, REC + n, GB_RDMA_FOLD_RECORD_MAX) ==
+		      GB_RDMA_PARSE_OK);
+		CHECK(rec.u.value.bytes == n &&
+		      rec.u.value.data == cur + REC &&
+		      rec.u.value.hits == 1 && rec.u.value.misses == 0);
+		/* one byte more or less than announced: fatal */
+		CHECK(resp_n(big, REC + n + 1, GB_RDMA_FOLD_RECORD_MAX) ==
+		      GB_RDMA_PARSE_FATAL);
+		if (n)
+			CHECK(resp_n(big, REC + n - 1,
+				     GB_RDMA_FOLD_RECORD_MAX) ==
+			      GB_RDMA_PARSE_FATAL);
+		/* beyond a smaller grant: fatal */
+		if (n > 64)
+			CHECK(resp_n(big, REC + n, REC + 64) ==
+			      GB_RDMA_PARSE_FATAL);
+	}
+	/* limit + 1 bytes cannot be inline */
+	put64(big + BODY + 8, GB_RDMA_FOLD_RECORD_MAX - REC + 1);
+	CHECK(resp_n(big, GB_RDMA_FOLD_RECORD_MAX + 1,
+		     GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	CHECK(resp_n(big, GB_RDMA_FOLD_RECORD_MAX,
+		     GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+
+	/* VALUE with its first BULK and END */
+	b = mk(GB_RDMA_R_VALUE, GB_RDMA_BODY_MAX);
+	b[2] = 3;
+	b[3] = GB_RDMA_VALUE_CRC | GB_RDMA_VALUE_BULK | GB_RDMA_VALUE_END;
+	put64(b + 8, 9000);
+	put32(b + 24, 0xe3069283);
+	memcpy(b + 32, "key", 3);
+	put16(b + vb, 5);
+	put16(b + vb + 2, GB_RDMA_BULK_LAST | GB_RDMA_BULK_CRC);
+	put32(b + vb + 4, 9000);
+	put32(b + vb + 20, 0xe3069283);
+	put16(b + ve, 1);
+	put16(b + ve + 2, 2);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_OK);
+	CHECK(rec.u.value.bulk.window == 5 && rec.u.value.bulk.len == 9000 &&
+	      rec.u.value.bulk.flags ==
+	      (GB_RDMA_BULK_LAST | GB_RDMA_BULK_CRC) &&
+	      rec.u.value.bulk.crc == 0xe3069283 &&
+	      rec.u.value.hits == 1 && rec.u.value.misses == 2 &&
+	      !rec.u.value.data);
+	/* without folding granted: plain 3.1 decoding, the fields ignored */
+	CHECK(resp_n(r, REC, REC) == GB_RDMA_PARSE_OK &&
+	      rec.u.value.bulk.len == 0 && rec.u.value.hits == 0);
+	/* a folded BULK out of bounds, a VALUE both inline and bulk */
+	put16(b + vb, GB_RDMA_MAX_WINDOWS);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	put16(b + vb, 0);
+	put32(b + vb + 4, 0);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	put32(b + vb + 4, 1);
+	b[3] |= GB_RDMA_VALUE_INLINE;
+	put64(b + 8, 0);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	/* a long record that is not an inline VALUE */
+	b[3] = GB_RDMA_VALUE_BULK;
+	memcpy(big, r, REC);
+	CHECK(resp_n(big, REC + 8, GB_RDMA_FOLD_RECORD_MAX) ==
+	      GB_RDMA_PARSE_FATAL);
+	b = mk(GB_RDMA_R_END, 8);
+	memcpy(big, r, REC);
+	CHECK(resp_n(big, REC + 64, GB_RDMA_FOLD_RECORD_MAX) ==
+	      GB_RDMA_PARSE_FATAL);
+	CHECK(resp_n(big, REC - 1, GB_RDMA_FOLD_RECORD_MAX) ==
+	      GB_RDMA_PARSE_FATAL);
+
+	/* BULK with END */
+	b = mk(GB_RDMA_R_BULK, sizeof(struct gb_rdma_bulk_end));
+	put16(b, 2);
+	put16(b + 2, GB_RDMA_BULK_LAST | GB_RDMA_BULK_END);
+	put32(b + 4, 100);
+	put16(b + 24, 3);
+	put16(b + 26, 4);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_OK);
+	CHECK(rec.u.bulk.window == 2 && rec.u.bulk.len == 100 &&
+	      rec.u.bulk.hits == 3 && rec.u.bulk.misses == 4);
+	CHECK(resp_n(r, REC, REC) == GB_RDMA_PARSE_OK &&
+	      rec.u.bulk.hits == 0 && rec.u.bulk.misses == 0);
 }
 
 static void t_hdr_init(void)
@@ -1162,8 +1351,9 @@ static void t_reject_str(void)
 		[GB_RDMA_REJ_DEVICE] = "RDMA device lacks a needed capability",
 		[GB_RDMA_REJ_READ] =
 			"client allows no RDMA READ (responder_resources 0)",
+		[GB_RDMA_REJ_RECORD] = "bad record size (folded responses)",
 	};
-	static const unsigned int unknown[] = { 10, 11, 0x100, 0xffff,
+	static const unsigned int unknown[] = { 11, 12, 0x100, 0xffff,
 						UINT_MAX };
 	size_t i;
 
@@ -1265,6 +1455,10 @@ static const struct unit_test tests[] = {
 	{ "connect: credits, flags and reserved bytes, order",
 	  t_connect_credits_reserved },
 	{ "gb_rdma_connect_build round trip", t_connect_build },
+	{ "connect: 3.2 record size bounds, reserved without FOLD",
+	  t_connect_record },
+	{ "gb_rdma_resp_parse: 3.2 inline, folded BULK and END",
+	  t_resp_fold },
 	{ "gb_rdma_hdr_init", t_hdr_init },
 	{ "gb_rdma_get_add_key limits", t_get_add_key },
 	{ "gb_rdma_key_ok", t_key_ok },

@@ -142,6 +142,43 @@
  *       (value.vflags, value.crc, bulk.crc, GB_RDMA_BULK_CRC) were
  *       reserved in 3.0: the server fills them only on a connection whose
  *       client set the bit, and sends them as zero to every other client.
+ *     - 3.2, GB_RDMA_CONNECT_FOLD: folded GET responses and inline values
+ *       (see 8). Uses connect.record_size (reserved0 before 3.2; with the
+ *       bit clear it must still be 0) and accept.record_size.
+ *
+ * 8. Folded GET responses and inline values (revision 3.2)
+ *
+ *    A client that sets GB_RDMA_CONNECT_FOLD says in connect.record_size
+ *    how large its receive buffers are: GB_RDMA_RECORD_SIZE up to
+ *    GB_RDMA_FOLD_RECORD_CAP, a multiple of 64 (else the connect is
+ *    rejected with GB_RDMA_REJ_RECORD, detail = the size asked for). The
+ *    server grants min(record_size, GB_RDMA_FOLD_RECORD_MAX) in
+ *    accept.record_size and sets the bit in accept.flags. Records from
+ *    the client stay GB_RDMA_RECORD_SIZE bytes; records from the server
+ *    are GB_RDMA_RECORD_SIZE bytes except an inline VALUE (below), which
+ *    is GB_RDMA_RECORD_SIZE + value.bytes <= accept.record_size bytes.
+ *    For such a client the responses of a GET are folded:
+ *     - a value of at most accept.record_size - GB_RDMA_RECORD_SIZE bytes
+ *       (the inline limit; 0-byte values included) is one VALUE with
+ *       GB_RDMA_VALUE_INLINE: its bytes follow the 512-byte record in the
+ *       same SEND; no window, no WRITE, no BULK. With CRCs, value.crc
+ *       covers those bytes;
+ *     - a larger value's VALUE is sent after its first chunk's WRITEs, in
+ *       the same post chain, with GB_RDMA_VALUE_BULK: value.bulk is that
+ *       chunk's BULK (window, LAST, CRC as a BULK record would have
+ *       them). Further chunks are BULK records as before;
+ *     - the END of a GET whose last key hits is folded into that value's
+ *       last record: GB_RDMA_VALUE_END in a VALUE (value.end holds hits
+ *       and misses), or GB_RDMA_BULK_END in the last BULK (the body is a
+ *       struct gb_rdma_bulk_end). No END record follows then. When the
+ *       last key misses (or fails), END is a record of its own.
+ *    So a GET of one value that fits one window is one SEND (VALUE +
+ *    BULK + END) after the WRITEs, and of one inline value one SEND
+ *    without WRITEs. Flags of this revision are never set in records to a
+ *    client that did not ask for it. A VALUE with both INLINE and BULK, an
+ *    INLINE VALUE whose SEND length is not 512 + bytes or whose bytes
+ *    exceed the granted inline limit, and any other record longer than
+ *    GB_RDMA_RECORD_SIZE are protocol errors.
  */
 #ifndef _UAPI_LINUX_GOBLIN_RDMA_H
 #define _UAPI_LINUX_GOBLIN_RDMA_H
@@ -152,6 +189,8 @@
 #define GB_RDMA_VERSION		3
 #define GB_RDMA_RECORD_SIZE	512
 #define GB_RDMA_CONNECT_SIZE	56
+#define GB_RDMA_FOLD_RECORD_MAX	4096	/* most a server grants (3.2) */
+#define GB_RDMA_FOLD_RECORD_CAP	65536	/* most a client may ask for */
 #define GB_RDMA_KEY_MAX		250
 #define GB_RDMA_MAX_WINDOWS	64
 #define GB_RDMA_WINDOW_MIN	4096U
@@ -173,6 +212,8 @@
  * @credits:      receives the client posted (records the server may send),
  *                GB_RDMA_CREDITS_MIN..GB_RDMA_CREDITS_MAX
  * @rkey:         remote key of the region
+ * @record_size:  with GB_RDMA_CONNECT_FOLD (3.2): bytes of each receive
+ *                buffer the client posted (see 8); else 0
  * @window_base:  remote address of window 0
  * @region_len:   bytes accessible from window_base with rkey; at least
  *                window_size * window_count
@@ -180,7 +221,10 @@
  */
 /* struct gb_rdma_connect.flags and struct gb_rdma_accept.flags */
 #define GB_RDMA_CONNECT_CRC	0x0001	/* 3.1: value CRCs in VALUE/BULK */
-#define GB_RDMA_CONNECT_FLAGS	GB_RDMA_CONNECT_CRC	/* all known */
+#define GB_RDMA_CONNECT_FOLD	0x0002	/* 3.2: folded GET responses,
+					 * inline values
+					 */
+#define GB_RDMA_CONNECT_FLAGS	(GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD)
 
 struct gb_rdma_connect {
 	__le32 magic;
@@ -190,7 +234,7 @@ struct gb_rdma_connect {
 	__le16 window_count;
 	__le16 credits;
 	__le32 rkey;
-	__le32 reserved0;
+	__le32 record_size;
 	__le64 window_base;
 	__le64 region_len;
 	__u8 reserved[16];
@@ -206,7 +250,9 @@ struct gb_rdma_connect {
  * @windows:      windows the server will use (0..windows-1)
  * @window_size:  echo of the client's window size
  * @max_keys:     most keys accepted in one GET
- * @record_size:  GB_RDMA_RECORD_SIZE
+ * @record_size:  GB_RDMA_RECORD_SIZE; with GB_RDMA_CONNECT_FOLD granted
+ *                (3.2): the largest record the server will send, at most
+ *                connect.record_size (see 8)
  * @max_value:    largest value the server stores, in bytes
  * @conn_id:      server's connection id (shown in server statistics)
  * @reserved:     0
@@ -240,6 +286,9 @@ enum gb_rdma_reject_reason {
 	GB_RDMA_REJ_READ = 9,		/* client serves no RDMA READ
 					 * (responder_resources 0): the
 					 * server could never pull a SET
+					 */
+	GB_RDMA_REJ_RECORD = 10,	/* 3.2: connect.record_size out of
+					 * range (detail: the size asked for)
 					 */
 };
 
@@ -381,38 +430,13 @@ struct gb_rdma_flow {
 	__le64 reserved;
 };
 
-/* struct gb_rdma_value.vflags */
-#define GB_RDMA_VALUE_CRC	0x01	/* value.crc holds the value's CRC */
-
-/**
- * struct gb_rdma_value - VALUE response body
- * @key_index: index of the key in the GET request
- * @klen:      key length
- * @vflags:    GB_RDMA_VALUE_* (3.1, GB_RDMA_CONNECT_CRC only; else 0)
- * @flags:     client flags
- * @bytes:     value length; that many bytes follow in BULK records
- * @cas:       CAS unique
- * @crc:       with GB_RDMA_VALUE_CRC: CRC-32C of the value (see 2); else 0
- * @reserved:  0
- * @key:       key bytes
- */
-struct gb_rdma_value {
-	__le16 key_index;
-	__u8 klen;
-	__u8 vflags;
-	__le32 flags;
-	__le64 bytes;
-	__le64 cas;
-	__le32 crc;
-	__le32 reserved;
-	__u8 key[GB_RDMA_KEY_MAX];
-	__u8 pad[GB_RDMA_BODY_MAX - 32 - GB_RDMA_KEY_MAX];
-};
-
 /* struct gb_rdma_bulk.flags */
 #define GB_RDMA_BULK_LAST	0x0001	/* final chunk of this value */
 #define GB_RDMA_BULK_CRC	0x0002	/* with LAST: bulk.crc holds the
 					 * value's CRC (3.1)
+					 */
+#define GB_RDMA_BULK_END	0x0004	/* 3.2: END folded in, the body is a
+					 * struct gb_rdma_bulk_end
 					 */
 
 /**
@@ -446,6 +470,55 @@ struct gb_rdma_end {
 	__le16 hits;
 	__le16 misses;
 	__le32 reserved;
+};
+
+/**
+ * struct gb_rdma_bulk_end - BULK body with GB_RDMA_BULK_END (3.2)
+ * @bulk: the BULK
+ * @end:  the GET's END (no END record follows)
+ */
+struct gb_rdma_bulk_end {
+	struct gb_rdma_bulk bulk;
+	struct gb_rdma_end end;
+};
+
+/* struct gb_rdma_value.vflags */
+#define GB_RDMA_VALUE_CRC	0x01	/* value.crc holds the value's CRC */
+#define GB_RDMA_VALUE_INLINE	0x02	/* 3.2: the bytes follow the record */
+#define GB_RDMA_VALUE_BULK	0x04	/* 3.2: value.bulk is the first BULK */
+#define GB_RDMA_VALUE_END	0x08	/* 3.2: value.end is the GET's END */
+
+/**
+ * struct gb_rdma_value - VALUE response body
+ * @key_index: index of the key in the GET request
+ * @klen:      key length
+ * @vflags:    GB_RDMA_VALUE_* (3.1 and 3.2 bits, only those of revisions
+ *             the client asked for at connect; else 0)
+ * @flags:     client flags
+ * @bytes:     value length; that many bytes follow in BULK records (or,
+ *             with GB_RDMA_VALUE_INLINE, right after this record)
+ * @cas:       CAS unique
+ * @crc:       with GB_RDMA_VALUE_CRC: CRC-32C of the value (see 2); else 0
+ * @reserved:  0
+ * @key:       key bytes
+ * @reserved2: 0
+ * @bulk:      with GB_RDMA_VALUE_BULK (3.2): the value's first BULK; else 0
+ * @end:       with GB_RDMA_VALUE_END (3.2): the GET's END; else 0
+ */
+struct gb_rdma_value {
+	__le16 key_index;
+	__u8 klen;
+	__u8 vflags;
+	__le32 flags;
+	__le64 bytes;
+	__le64 cas;
+	__le32 crc;
+	__le32 reserved;
+	__u8 key[GB_RDMA_KEY_MAX];
+	__u8 reserved2[6];
+	struct gb_rdma_bulk bulk;
+	struct gb_rdma_end end;
+	__u8 pad[GB_RDMA_BODY_MAX - 320];
 };
 
 /* STATUS codes (struct gb_rdma_status.status), memcache words in comments. */
@@ -520,6 +593,11 @@ GB_RDMA_ASSERT(sizeof(struct gb_rdma_get) == GB_RDMA_BODY_MAX, "get size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_set) == GB_RDMA_BODY_MAX, "set size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_keyop) == GB_RDMA_BODY_MAX, "keyop");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_value) == GB_RDMA_BODY_MAX, "value");
+GB_RDMA_ASSERT(__builtin_offsetof(struct gb_rdma_value, bulk) == 288,
+	       "value.bulk offset");
+GB_RDMA_ASSERT(__builtin_offsetof(struct gb_rdma_value, end) == 312,
+	       "value.end offset");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_bulk_end) == 32, "bulk_end size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_flow) == 16, "flow size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_bulk) == 24, "bulk size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_end) == 8, "end size");

@@ -14,7 +14,9 @@
  * configure it with) adds the value CRC tests: they switch the store
  * setting crc and damage stored values through the store's debugfs file.
  * -M is a mockrdma behaving as a protocol 3.0 server (it refuses the CRC
- * connect flag): the library must connect again without CRCs.
+ * connect flag): the library must connect again without CRCs. -N is a
+ * mockrdma behaving as a protocol 3.1 server (it refuses the FOLD flag of
+ * 3.2 but grants CRC): the library must connect again with CRC alone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,6 +51,7 @@ static const char *bind_host;
 static unsigned int nprocs = 8;
 static const char *goblinctl;
 static struct target old_srv;	/* -M */
+static struct target old31_srv;	/* -N */
 
 /* Deterministic content: byte i of value (seed) is a function of both. */
 static void fill(char *buf, size_t len, uint64_t seed)
@@ -1088,6 +1091,334 @@ static void test_crc(const struct target *t, const struct target *tt,
 	tap(!crc_setting(false) && crc_shown() == 0, "crc: store set crc off");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Protocol 3.2: folded GET responses and inline values */
+
+#define DBG_RDMA "/sys/kernel/debug/goblin/rdma"
+#define FOLD_REC 4096			/* libgoblin's default ask */
+#define FOLD_INL (FOLD_REC - 512)	/* inline limit it is granted */
+
+/* Totals of the module's RDMA debugfs file (3.2 counters). */
+struct fold_dbg {
+	unsigned long long gets, get_sends, inline_values, folded;
+	unsigned int fold0, fold_rec;	/* conn lines with fold 0 / rec */
+	unsigned int fold_other;
+};
+
+static int fold_dbg(struct fold_dbg *d, unsigned int rec)
+{
+	char line[512];
+	unsigned int f;
+	FILE *fp;
+	char *p;
+
+	memset(d, 0, sizeof(*d));
+	fp = fopen(DBG_RDMA, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		static const char *const fmt[] = {
+			"gets %llu", "get_sends %llu", "inline_values %llu",
+			"folded %llu",
+		};
+		unsigned long long *to[] = {
+			&d->gets, &d->get_sends, &d->inline_values, &d->folded,
+		};
+		unsigned int k;
+
+		for (k = 0; k < ARRAY_SIZE(fmt); k++)
+			if (sscanf(line, fmt[k], to[k]) == 1)
+				break;
+		p = strstr(line, " fold ");
+		if (strncmp(line, "conn ", 5) || !p ||
+		    sscanf(p, " fold %u", &f) != 1)
+			continue;
+		if (!f)
+			d->fold0++;
+		else if (f == rec)
+			d->fold_rec++;
+		else
+			d->fold_other++;
+	}
+	fclose(fp);
+	return 0;
+}
+
+/* Connect with GOBLIN_RDMA_FOLD=@env (NULL: unset, the default). */
+static int fold_conn(const struct target *t, const char *env,
+		     struct gb_conn **c)
+{
+	int ret;
+
+	if (env)
+		setenv("GOBLIN_RDMA_FOLD", env, 1);
+	else
+		unsetenv("GOBLIN_RDMA_FOLD");
+	ret = conn(t, c);
+	unsetenv("GOBLIN_RDMA_FOLD");
+	return ret;
+}
+
+/*
+ * GET @key (@n bytes of @want) over @c with views and with a copy; true
+ * when both are byte-exact. *@sends and *@inl get the module's get_sends
+ * and inline_values deltas over the view GET alone.
+ */
+static bool fold_get(struct gb_conn *c, const char *key, const char *want,
+		     size_t n, char *b, unsigned long long *sends,
+		     unsigned long long *inl)
+{
+	struct fold_dbg d0, d1;
+	struct gb_timestamps ts;
+	unsigned int chunks;
+	size_t vlen = 0;
+	int ret, ret2;
+
+	fold_dbg(&d0, FOLD_REC);
+	ret = get_view_cmp(c, key, want, n, 7, &chunks, &ts);
+	fold_dbg(&d1, FOLD_REC);
+	*sends = d1.get_sends - d0.get_sends;
+	*inl = d1.inline_values - d0.inline_values;
+	if (d1.gets != d0.gets + 1)
+		*sends = 999;	/* another GET ran meanwhile: cannot tell */
+	memset(b, 0xee, n + 1);
+	ret2 = gb_get_copy(c, key, strlen(key), b, n, &vlen, NULL, NULL);
+	return !ret && !ret2 && vlen == n && !memcmp(want, b, n) &&
+	       (unsigned char)b[n] == 0xee;
+}
+
+/* gb_get_many() results of test_fold(): values made by fill(seed). */
+struct fold_mget {
+	size_t len[4];
+	uint64_t seed[4];
+	size_t got[4];
+	int status[4];
+	char *exp;
+	bool bad;
+};
+
+static void fold_mget_cb(void *arg, size_t idx, int status,
+			 const struct gb_view *v)
+{
+	struct fold_mget *m = arg;
+
+	if (idx >= 4) {
+		m->bad = true;
+		return;
+	}
+	if (status) {
+		m->status[idx] = status;
+		return;
+	}
+	if (v->total != m->len[idx] || v->offset != m->got[idx]) {
+		m->bad = true;
+		return;
+	}
+	fill(m->exp, m->len[idx], m->seed[idx]);
+	if (v->len && memcmp(m->exp + v->offset, v->data, v->len))
+		m->bad = true;
+	m->got[idx] += v->len;
+	if (gb_view_last(v))
+		m->status[idx] = 1;
+}
+
+static void test_fold(const struct target *t, char *a, char *b)
+{
+	/* inline: 0, 1, limit - 1, limit; folded: limit + 1, 1 window */
+	static const size_t isz[] = { 0, 1, FOLD_INL - 1, FOLD_INL,
+				      FOLD_INL + 1, 256 * 1024 };
+	/* several windows (libgoblin: 256 KiB each, 8 of them) */
+	static const size_t msz[] = { 256 * 1024 + 1, (1 << 20) + 5 };
+	struct gb_conn *cn = NULL, *co = NULL, *cx = NULL;
+	unsigned long long sends, inl;
+	struct fold_dbg d0, d1;
+	char key[64];
+	unsigned int i;
+	bool ok;
+	int ret;
+
+	if (fold_dbg(&d0, FOLD_REC)) {
+		skip("fold: protocol 3.2 tests", "no " DBG_RDMA);
+		return;
+	}
+	ret = fold_conn(t, NULL, &cn);
+	fold_dbg(&d1, FOLD_REC);
+	tap(!ret && d1.fold_rec == d0.fold_rec + 1,
+	    "fold: default connection is granted 3.2 with %u-byte records (%u -> %u)",
+	    FOLD_REC, d0.fold_rec, d1.fold_rec);
+	d0 = d1;
+	ret = fold_conn(t, "0", &co);
+	fold_dbg(&d1, FOLD_REC);
+	tap(!ret && d1.fold0 == d0.fold0 + 1 && d1.fold_rec == d0.fold_rec,
+	    "fold: GOBLIN_RDMA_FOLD=0 connects as a 3.1 client on the same listener (fold 0 conns %u -> %u)",
+	    d0.fold0, d1.fold0);
+	if (!cn || !co)
+		goto out;
+
+	for (i = 0; i < ARRAY_SIZE(isz); i++) {
+		size_t n = isz[i];
+		bool inline_v = n <= FOLD_INL;
+
+		snprintf(key, sizeof(key), "lt-fold-%zu", n);
+		fill(a, n, 500 + n);
+		/* stored by the old client, read by both, and back */
+		ret = gb_set(i % 2 ? co : cn, key, strlen(key), a, n, 7, 0);
+		tap(!ret, "fold: set %zu B over a %s client", n,
+		    i % 2 ? "3.1" : "3.2");
+		ok = fold_get(cn, key, a, n, b, &sends, &inl);
+		tap(ok && sends == 1 && inl == (inline_v ? 1 : 0),
+		    "fold: 3.2 GET %zu B byte-exact, %llu SEND (want 1), %s (inline %llu)",
+		    n, sends, inline_v ? "inline" : "one window", inl);
+		ok = fold_get(co, key, a, n, b, &sends, &inl);
+		tap(ok && sends == (n ? 3u : 2u) && !inl,
+		    "fold: 3.1 GET %zu B byte-exact, %llu SENDs (want %u: VALUE%s END)",
+		    n, sends, n ? 3u : 2u, n ? " BULK" : "");
+	}
+	for (i = 0; i < ARRAY_SIZE(msz); i++) {
+		size_t n = msz[i], chunks = (n + 256 * 1024 - 1) / (256 * 1024);
+
+		if (n > max_size)
+			continue;
+		snprintf(key, sizeof(key), "lt-fold-m%zu", n);
+		fill(a, n, 700 + i);
+		ret = gb_set(cn, key, strlen(key), a, n, 7, 0);
+		ok = !ret && fold_get(cn, key, a, n, b, &sends, &inl);
+		tap(ok && sends == chunks && !inl,
+		    "fold: 3.2 GET %zu B (%zu windows) byte-exact, %llu SENDs (want %zu: VALUE+BULK, BULK.., BULK+END)",
+		    n, chunks, sends, chunks);
+		ok = !ret && fold_get(co, key, a, n, b, &sends, &inl);
+		tap(ok && sends == chunks + 2,
+		    "fold: 3.1 GET %zu B byte-exact, %llu SENDs (want %zu)",
+		    n, sends, chunks + 2);
+	}
+
+	/* a smaller record: inline limit 1024 - 512, clamps, refusals */
+	ret = fold_conn(t, "1024", &cx);
+	if (!ret) {
+		fill(a, 513, 9);
+		ok = !gb_set(cx, "lt-fold-r512", 12, a, 512, 7, 0) &&
+		     !gb_set(cx, "lt-fold-r513", 12, a, 513, 7, 0);
+		ok = ok && fold_get(cx, "lt-fold-r512", a, 512, b, &sends,
+				    &inl) && sends == 1 && inl == 1;
+		ok = ok && fold_get(cx, "lt-fold-r513", a, 513, b, &sends,
+				    &inl) && sends == 1 && inl == 0;
+		gb_close(cx);
+		cx = NULL;
+	}
+	tap(!ret && ok,
+	    "fold: 1024-byte records: 512 B inline, 513 B through a window, one SEND each");
+	fold_dbg(&d0, FOLD_REC);
+	ret = fold_conn(t, "65536", &cx);
+	fold_dbg(&d1, FOLD_REC);
+	tap(!ret && d1.fold_rec == d0.fold_rec + 1 && !d1.fold_other,
+	    "fold: 64 KiB records asked for: granted %u (the server's limit)",
+	    FOLD_REC);
+	gb_close(cx);
+	cx = NULL;
+	ret = fold_conn(t, "100", &cx);
+	tap(ret == -GB_EREJECTED && strstr(gb_errmsg(NULL), "record size"),
+	    "fold: 100-byte records refused (%s)", gb_errmsg(NULL));
+	gb_close(cx);
+	cx = NULL;
+	ret = fold_conn(t, "65600", &cx);
+	tap(ret == -GB_EREJECTED && strstr(gb_errmsg(NULL), "record size"),
+	    "fold: 65600-byte records refused (%s)", gb_errmsg(NULL));
+	gb_close(cx);
+	cx = NULL;
+
+	/* CRCs on the new paths: inline, folded single and multi window */
+	if (goblinctl && !crc_setting(true)) {
+		static const size_t csz[] = { 1, FOLD_INL, FOLD_INL + 1,
+					      300000 };
+
+		ok = true;
+		for (i = 0; i < ARRAY_SIZE(csz); i++) {
+			snprintf(key, sizeof(key), "lt-fold-crc%u", i);
+			fill(a, csz[i], 800 + i);
+			ok = ok && !gb_set(cn, key, strlen(key), a, csz[i], 0,
+					   0) &&
+			     get_verified(cn, key, a, csz[i], b, csz[i]) &&
+			     get_verified(co, key, a, csz[i], b, csz[i]);
+		}
+		tap(ok, "fold: CRCs verified by 3.2 and 3.1 clients (inline, one window, several)");
+		/* a damaged inline value fails its CRC, the conn goes on */
+		ok = dbg_corrupt("lt-fold-crc0", 0);
+		ret = gb_get_copy(cn, "lt-fold-crc0", 12, b, 16, NULL, NULL,
+				  NULL);
+		tap(ok && ret == -GB_ECRC,
+		    "fold: damaged inline value -> ECRC (%s)", gb_strerror(ret));
+		fill(a, FOLD_INL, 801);
+		tap(get_verified(cn, "lt-fold-crc1", a, FOLD_INL, b, FOLD_INL),
+		    "fold: connection still verifies after ECRC");
+		crc_setting(false);
+	} else {
+		skip("fold: CRC on the folded paths", "no goblinctl");
+	}
+
+	/* a mixed multi-key GET: inline, folded, inline 0 B, miss last */
+	{
+		static const char *const keys[] = {
+			"lt-fold-1", "lt-fold-m262145", "lt-fold-0",
+			"lt-fold-none",
+		};
+		struct fold_mget fm = {
+			.len = { 1, 256 * 1024 + 1, 0, 0 },
+			.seed = { 501, 700, 500, 0 },
+			.exp = b,
+		};
+		size_t klens[4];
+		int k;
+
+		for (k = 0; k < 4; k++)
+			klens[k] = strlen(keys[k]);
+		ret = gb_get_many(cn, 4, keys, klens, fold_mget_cb, &fm);
+		ok = !ret && !fm.bad;
+		for (k = 0; k < 4; k++)
+			ok = ok && fm.status[k] == (k == 3 ? -GB_ENOTFOUND : 1);
+		tap(ok, "fold: mget inline, folded, 0 B, miss: byte-exact (%d %d %d %d)",
+		    fm.status[0], fm.status[1], fm.status[2], fm.status[3]);
+	}
+out:
+	gb_close(cn);
+	gb_close(co);
+}
+
+/* A 3.1 server refuses FOLD: connect again with CRC alone, 3.1 records. */
+static void test_fold_old_server(const struct target *t, char *a, char *b)
+{
+	static const size_t osz[] = { 0, 100, FOLD_INL + 1, 300000 };
+	struct gb_crc_stats st;
+	struct gb_conn *c;
+	unsigned int i;
+	size_t vlen;
+	char key[32];
+	bool ok = true;
+	int ret;
+
+	ret = conn(t, &c);
+	tap(!ret, "fold: a 3.1 server (refuses FOLD): connected (%s)",
+	    ret ? gb_errmsg(NULL) : "with CRC alone");
+	if (ret)
+		return;
+	st = crc_stats(c);
+	tap(st.active == 1, "fold: 3.1 server: the CRC flag was kept (active %u)",
+	    st.active);
+	for (i = 0; i < ARRAY_SIZE(osz); i++) {
+		snprintf(key, sizeof(key), "lt-fold-old%u", i);
+		fill(a, osz[i], 40 + i);
+		vlen = ~(size_t)0;
+		ret = gb_set(c, key, strlen(key), a, osz[i], 0, 0);
+		if (!ret)
+			ret = gb_get_copy(c, key, strlen(key), b, osz[i], &vlen,
+					  NULL, NULL);
+		if (ret || vlen != osz[i] || memcmp(a, b, osz[i]))
+			ok = false;
+	}
+	tap(ok, "fold: 3.1 server: 0 B, 100 B, %u B, 300000 B byte-exact",
+	    FOLD_INL + 1);
+	gb_close(c);
+}
+
 static void parse_target(struct target *t, enum gb_transport tr,
 			 const char *s)
 {
@@ -1110,7 +1441,7 @@ int main(int argc, char **argv)
 	char *a, *b;
 	int opt, i, child_id = -1;
 
-	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:")) != -1) {
+	while ((opt = getopt(argc, argv, "T:R:m:q:b:S:c:C:M:N:")) != -1) {
 		switch (opt) {
 		case 'T':
 			parse_target(&tgt[0], GB_TRANSPORT_TCP, optarg);
@@ -1136,12 +1467,15 @@ int main(int argc, char **argv)
 		case 'M':
 			parse_target(&old_srv, GB_TRANSPORT_RDMA, optarg);
 			break;
+		case 'N':
+			parse_target(&old31_srv, GB_TRANSPORT_RDMA, optarg);
+			break;
 		case 'S':
 			skip("", optarg);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-S WHY]\n");
+				"usage: libtest [-T H:P] [-R H:P] [-b BIND] [-m MAX] [-q N] [-C GOBLINCTL] [-M H:P] [-N H:P] [-S WHY]\n");
 			return 2;
 		}
 	}
@@ -1174,8 +1508,14 @@ int main(int argc, char **argv)
 		test_crc(&tgt[1], &tgt[0], a, b);
 	else if (tgt[1].on)
 		skip("crc: value CRC tests", "no -C: not the local goblin.ko");
+	if (tgt[1].on && goblinctl)
+		test_fold(&tgt[1], a, b);
+	else if (tgt[1].on)
+		skip("fold: protocol 3.2 tests", "no -C: not the local goblin.ko");
 	if (old_srv.on)
 		test_crc_old_server(&old_srv, a, b);
+	if (old31_srv.on)
+		test_fold_old_server(&old31_srv, a, b);
 	for (i = 0; i < 2; i++)
 		gb_close(c[i]);
 	printf("1..%u\n", ntest);

@@ -5,11 +5,14 @@
  * connection, an unbounded in-memory store (list), SET/ADD-less
  * semantics: SET, GET (multi-key), DELETE, TOUCH (no expiry), FLOW.
  *
- *   mockrdma ADDR PORT [3.0]
+ *   mockrdma ADDR PORT [3.0|3.1]
  *
  * With "3.0" it behaves as a server of protocol revision 3.0 at connect:
  * any non-zero connect.flags is refused with REJ_VERSION (range 3..3), as
- * the parser did before revision 3.1 (value CRCs) defined a flag.
+ * the parser did before revision 3.1 (value CRCs) defined a flag. With
+ * "3.1" it is a server of revision 3.1: it refuses every flag but
+ * GB_RDMA_CONNECT_CRC (3.2's FOLD included) and grants that one (it sends
+ * no CRCs: its values count as unverified).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +42,7 @@ struct item {
 
 static struct item *store;
 static int rev30;	/* "3.0": refuse every connect flag */
+static int rev31;	/* "3.1": refuse every connect flag but CRC */
 static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sconn {
@@ -426,6 +430,8 @@ static void on_connect(struct rdma_cm_id *id, const struct rdma_conn_param *p)
 				    &s->g);
 	if (!why && rev30 && s->g.flags)
 		why = GB_RDMA_REJ_VERSION;
+	if (!why && rev31 && (s->g.flags & ~GB_RDMA_CONNECT_CRC))
+		why = GB_RDMA_REJ_VERSION;
 	if (why) {
 		j.magic = htole32(GB_RDMA_MAGIC);
 		j.reason = htole16(why);
@@ -469,6 +475,8 @@ static void on_connect(struct rdma_cm_id *id, const struct rdma_conn_param *p)
 	a.window_size = htole32(s->g.window_size);
 	a.max_keys = htole16(GB_RDMA_GET_MAX_KEYS);
 	a.record_size = htole16(REC);
+	if (rev31)
+		a.flags = htole16(s->g.flags & GB_RDMA_CONNECT_CRC);
 	a.max_value = htole64(GB_VALUE_MAX);
 	cp.private_data = &a;
 	cp.private_data_len = sizeof(a);
@@ -495,6 +503,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[3], "3.0"))
 		rev30 = 1;
+	else if (argc == 4 && !strcmp(argv[3], "3.1"))
+		rev31 = 1;
 	else if (argc != 3)
 		return 2;
 	if (!ec || rdma_create_id(ec, &lid, NULL, RDMA_PS_TCP))

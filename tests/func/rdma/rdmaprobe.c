@@ -12,7 +12,11 @@
  *           granting CREDITS (the server's SENDs then meet RNR NAKs)
  *   -E      expect the connect to be rejected with reason REASON: exit 0
  *           if it is, 1 otherwise (CMD is not run)
- *   -F      connect.flags (revisions asked for: 1 = GB_RDMA_CONNECT_CRC)
+ *   -F      connect.flags (revisions asked for: 1 = GB_RDMA_CONNECT_CRC,
+ *           2 = GB_RDMA_CONNECT_FOLD)
+ *   -R      connect.record_size (3.2) as given, unchecked; the receive
+ *           buffers stay 512 bytes, so with FOLD granted only commands
+ *           without a GET fit; the accept's record_size is printed
  *
  * Commands (exit 0 when the server behaved as expected):
  *   stream KEY SIZE   SET a patterned value, GET it back through the
@@ -114,6 +118,7 @@ static int want_reject = -1;	/* -E: expected reject reason */
 static int reject_reason = -1;	/* reason of the last REJECTED event */
 static int exact_region;	/* -X */
 static unsigned int conn_flags;	/* -F */
+static unsigned int conn_rec;	/* -R */
 static unsigned int acc_flags;	/* accept.flags of the server */
 
 /* one page registered past region_len, unless -X */
@@ -306,6 +311,7 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 	g.window_base = (uintptr_t)region;
 	g.region_len = region_len;
 	g.flags = conn_flags;
+	g.record_size = conn_rec;
 	gb_rdma_connect_build(&c, &g);
 	if (bad_magic)
 		c.magic = htole32(0x12345678);
@@ -339,9 +345,9 @@ static void do_connect(const char *addr, const char *port, const char *bind)
 		srv_credits = le16toh(a->credits);
 		used_windows = le16toh(a->windows);
 		acc_flags = le16toh(a->flags);
-		printf("# accepted: conn %llu credits %u windows %u\n",
+		printf("# accepted: conn %llu credits %u windows %u flags %#x record_size %u\n",
 		       (unsigned long long)le64toh(a->conn_id), srv_credits,
-		       used_windows);
+		       used_windows, acc_flags, le16toh(a->record_size));
 	}
 }
 
@@ -1073,7 +1079,7 @@ int main(int argc, char **argv)
 	int o, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:F:X")) != -1) {
+	while ((o = getopt(argc, argv, "b:W:N:C:r:i:P:E:F:R:X")) != -1) {
 		switch (o) {
 		case 'X':
 			exact_region = 1;
@@ -1104,6 +1110,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			conn_flags = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			conn_rec = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return 2;
