@@ -13,11 +13,14 @@
  *
  * Readers run in any context (socket callbacks in softirq): the set is an
  * RCU-protected copy, replaced whole by the netlink handler (genl_mutex
- * serialises writers), and gb_cpus_gen_nr advances after every change so
- * that a CPU chosen before it is chosen again (gb_cpus_stale()).
+ * serialises writers), and gb_cpus_gen_nr advances after every change,
+ * and when a CPU goes online or offline (the workers are counted over
+ * online CPUs), so that a CPU chosen before it is chosen again
+ * (gb_cpus_stale()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
@@ -34,8 +37,9 @@ struct gb_cpus_cfg {
 
 /* NULL: every online CPU */
 static struct gb_cpus_cfg __rcu *gb_cpus_cur;
-static u32 gb_cpus_gen_nr;
+static atomic_t gb_cpus_gen_nr = ATOMIC_INIT(0);
 static atomic_t gb_cpus_rr = ATOMIC_INIT(0);
+static int gb_cpus_hp_state;
 
 /**
  * gb_cpus_gen() - the generation of the worker settings
@@ -46,7 +50,7 @@ static atomic_t gb_cpus_rr = ATOMIC_INIT(0);
  */
 u32 gb_cpus_gen(void)
 {
-	return smp_load_acquire(&gb_cpus_gen_nr);
+	return (u32)atomic_read_acquire(&gb_cpus_gen_nr);
 }
 
 /**
@@ -56,12 +60,13 @@ u32 gb_cpus_gen(void)
  *
  * Return: a new setting for gb_cpus_apply() (NULL for "all"), or an
  * ERR_PTR: -EINVAL when @list is no CPU list, is empty, or names a CPU
- * that is not online.
+ * that is not online or not possible.
  */
 struct gb_cpus_cfg *gb_cpus_parse(const char *list,
 				  struct netlink_ext_ack *extack)
 {
 	struct gb_cpus_cfg *cfg;
+	int ret;
 
 	if (!strcmp(list, "all"))
 		return NULL;
@@ -70,7 +75,11 @@ struct gb_cpus_cfg *gb_cpus_parse(const char *list,
 		NL_SET_ERR_MSG(extack, "out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
-	if (cpulist_parse(list, &cfg->mask)) {
+	ret = cpulist_parse(list, &cfg->mask);
+	if (ret == -ERANGE) {
+		NL_SET_ERR_MSG(extack, "cpus: a CPU beyond the possible CPUs");
+		goto bad;
+	} else if (ret) {
 		NL_SET_ERR_MSG(extack, "cpus: not a CPU list");
 		goto bad;
 	}
@@ -121,7 +130,8 @@ unsigned int gb_cpus_count(const struct gb_cpus_cfg *cfg)
  * @change: false to keep the current set (@cfg is then ignored) and only
  *          start a new generation (`cores` changed)
  *
- * Caller: the netlink handler (genl_mutex), after writing gb_param_cores.
+ * Caller: the netlink handler (genl_mutex), after writing gb_param_cores;
+ * CPU hotplug callbacks with @change false.
  */
 void gb_cpus_apply(struct gb_cpus_cfg *cfg, bool change)
 {
@@ -130,9 +140,34 @@ void gb_cpus_apply(struct gb_cpus_cfg *cfg, bool change)
 	if (change)
 		old = rcu_replace_pointer(gb_cpus_cur, cfg, true);
 	/* the new set (and cores) before the new generation */
-	smp_store_release(&gb_cpus_gen_nr, gb_cpus_gen_nr + 1);
+	smp_mb__before_atomic();
+	atomic_inc(&gb_cpus_gen_nr);
 	if (old)
 		kfree_rcu(old, rcu);
+}
+
+/* CPU hotplug: the online CPUs, and so the workers, changed. */
+static int gb_cpus_hotplug(unsigned int cpu)
+{
+	gb_cpus_apply(NULL, false);
+	return 0;
+}
+
+/**
+ * gb_cpus_init() - follow CPU hotplug
+ *
+ * Return: 0 or a negative errno.
+ */
+int gb_cpus_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "goblin/cpus:online",
+					gb_cpus_hotplug, gb_cpus_hotplug);
+	if (ret < 0)
+		return ret;
+	gb_cpus_hp_state = ret;
+	return 0;
 }
 
 /* Free a value of gb_cpus_parse() that was not applied. */
@@ -266,10 +301,13 @@ int gb_cpus_near(int cpu)
 							 : NUMA_NO_NODE);
 }
 
-/* Module unload: the netlink family is gone, nothing reads the set. */
+/* Module unload: the netlink family is gone, nothing changes the set. */
 void gb_cpus_exit(void)
 {
-	struct gb_cpus_cfg *cfg = rcu_replace_pointer(gb_cpus_cur, NULL, true);
+	struct gb_cpus_cfg *cfg;
+
+	cpuhp_remove_state_nocalls(gb_cpus_hp_state);
+	cfg = rcu_replace_pointer(gb_cpus_cur, NULL, true);
 
 	synchronize_rcu();
 	kfree(cfg);

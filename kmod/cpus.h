@@ -5,10 +5,11 @@
  * The workers are the online CPUs of the `cpus` setting (all online CPUs by
  * default, or when none of the set is online), of which only the first
  * `cores` in CPU number order when `cores` is not 0. Every change of either
- * setting advances a generation number; a connection remembers its CPU
- * together with the generation it was chosen in (gb_cpus_pack()) and
- * chooses again when the generation is old or the CPU went offline, so no
- * connection, also none still being set up, keeps a CPU across a change.
+ * setting, and every CPU going online or offline, advances a generation
+ * number; a connection remembers its CPU together with the generation it
+ * was chosen in (gb_cpus_pack()) and chooses again when the generation is
+ * old or the CPU went offline, so no connection, also none still being set
+ * up, keeps a CPU across a change.
  */
 #ifndef _GOBLIN_CPUS_H
 #define _GOBLIN_CPUS_H
@@ -26,6 +27,7 @@ unsigned int gb_cpus_count(const struct gb_cpus_cfg *cfg);
 void gb_cpus_apply(struct gb_cpus_cfg *cfg, bool change);
 void gb_cpus_free(struct gb_cpus_cfg *cfg);
 int gb_cpus_print(char *buf, size_t len);
+int gb_cpus_init(void);
 void gb_cpus_exit(void);
 
 bool gb_cpus_worker(int cpu);

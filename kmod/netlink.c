@@ -1653,9 +1653,14 @@ int gb_netlink_init(void)
 	BUILD_BUG_ON(GB_KEY_MAX != GOBLIN_KEY_MAX);
 
 	gb_nl_cores = gb_param_cores;
-	err = genl_register_family(&gb_nl_family);
+	err = gb_cpus_init();
 	if (err)
 		return err;
+	err = genl_register_family(&gb_nl_family);
+	if (err) {
+		gb_cpus_exit();
+		return err;
+	}
 	WRITE_ONCE(gb_nl_ready, true);
 	gb_events_set_sink(&gb_nl_event_sink);
 	gb_nl_dbg_init();
