@@ -8,9 +8,9 @@
  * socket would block, so a slow reader only parks its own connection.
  *
  * CPU: a connection's work runs on the CPU that receives its packets (the
- * one running the socket callback; at accept sk_incoming_cpu) when that
- * is a worker CPU (kmod/cpus.h: `cpus` and `cores`), else on a worker of
- * that CPU's node, else on any worker. It follows the packets when they
+ * one running the socket callback; at accept, see gb_tcp_new_conn()) when
+ * that is a worker CPU (kmod/cpus.h: `cpus` and `cores`), else on a worker
+ * of that CPU's node, else on any worker. It follows the packets when they
  * move to another worker, and is chosen again after any change of the
  * settings or when its CPU went offline (gb_tcp_cpu()).
  *
@@ -939,9 +939,18 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->l = l;
 	c->sock = s;
 	c->rsize = GB_RBUF_SIZE;
-	/* the CPU the handshake came in on, or (accept work) near it */
+	/*
+	 * The CPU the connection's packets come in on: that of its data if
+	 * some arrived (TCP set sk_incoming_cpu then), else this one, where
+	 * the listener's callback queued the accept work for the handshake.
+	 * A new socket's sk_incoming_cpu is not its own before it received
+	 * data (Linux 6.1 copies the listener's), and the first work queued
+	 * below runs on the CPU chosen here and serves a request that comes
+	 * meanwhile, whatever CPU the data_ready callback asks for.
+	 */
 	cpu = READ_ONCE(sk->sk_incoming_cpu);
-	if (cpu < 0 || cpu >= nr_cpu_ids)
+	if (skb_queue_empty_lockless(&sk->sk_receive_queue) || cpu < 0 ||
+	    cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 	gen = gb_cpus_gen();
 	atomic64_set(&c->cpu, gb_cpus_pack(gb_cpus_near(cpu), gen));
