@@ -43,6 +43,7 @@
 #include <linux/goblin.h>
 
 #include "compat.h"
+#include "cpus.h"
 #include "events.h"
 #include "goblin.h"
 #include "listener.h"
@@ -126,6 +127,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_RDMA_MAX_CONNS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_max_conns),
 	[GOBLIN_A_ITEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_item_max),
 	[GOBLIN_A_CRC] = NLA_POLICY_MAX(NLA_U8, 1),
+	[GOBLIN_A_CPUS] = { .type = NLA_NUL_STRING, .len = GOBLIN_CPUS_MAX - 1 },
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -333,13 +335,20 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gb_store_config cfg;
 	struct sk_buff *msg;
+	char *cpus;
 	void *hdr;
 
 	gb_store_get_config(&cfg);
 	cfg.ssd_dir[sizeof(cfg.ssd_dir) - 1] = '\0';
-	msg = gb_nl_reply_new(info, &hdr);
-	if (!msg)
+	cpus = kmalloc(GOBLIN_CPUS_MAX, GFP_KERNEL);
+	if (!cpus)
 		return -ENOMEM;
+	gb_cpus_print(cpus, GOBLIN_CPUS_MAX);
+	msg = gb_nl_reply_new(info, &hdr);
+	if (!msg) {
+		kfree(cpus);
+		return -ENOMEM;
+	}
 	if (nla_put_u64_64bit(msg, GOBLIN_A_MEMORY, cfg.memory, GOBLIN_A_PAD) ||
 	    nla_put_u32(msg, GOBLIN_A_BLOCK, cfg.block) ||
 	    nla_put_u32(msg, GOBLIN_A_RAM_HEAD, cfg.ram_head) ||
@@ -351,14 +360,22 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, GOBLIN_A_CORES, gb_nl_cores) ||
 	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns()) ||
 	    nla_put_u32(msg, GOBLIN_A_ITEM_MAX, cfg.item_max) ||
-	    nla_put_u8(msg, GOBLIN_A_CRC, gb_store_get_crc())) {
+	    nla_put_u8(msg, GOBLIN_A_CRC, gb_store_get_crc()) ||
+	    nla_put_string(msg, GOBLIN_A_CPUS, cpus)) {
+		kfree(cpus);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
+	kfree(cpus);
 	return gb_nl_reply_send(msg, hdr, info);
 }
 
-static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
+/*
+ * STORE_SET after parsing CPUS: @cpus is the parsed value (NULL: "all"),
+ * ERR_PTR(-ENOENT) without CPUS; taken over on success only.
+ */
+static int gb_nl_store_set_cfg(struct genl_info *info,
+			       struct gb_cpus_cfg *cpus)
 {
 	struct nlattr **tb = info->attrs;
 	struct gb_store_config cfg;
@@ -374,6 +391,14 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 					    "cores: more than the online CPUs");
 			return -ERANGE;
 		}
+	}
+	/* a new cpus with the old cores, or the reverse, must fit too */
+	if ((tb[GOBLIN_A_CPUS] || tb[GOBLIN_A_CORES]) &&
+	    cores > gb_cpus_count(cpus)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[GOBLIN_A_CORES] ?: tb[GOBLIN_A_CPUS],
+				    "cores: more than the online CPUs of cpus");
+		return -ERANGE;
 	}
 	if (tb[GOBLIN_A_MEMORY]) {
 		cfg.memory = nla_get_u64(tb[GOBLIN_A_MEMORY]);
@@ -449,14 +474,35 @@ static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 	gb_nl_cores = cores;
-	/* The TCP workers pick CPUs for new connections from this. */
+	/* The transports choose their workers' CPUs from these. */
 	WRITE_ONCE(gb_param_cores, cores);
+	if (tb[GOBLIN_A_CPUS] || tb[GOBLIN_A_CORES])
+		gb_cpus_apply(cpus, !IS_ERR(cpus));
 	if (tb[GOBLIN_A_RDMA_MAX_CONNS])
 		gb_nl_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	/* values written from now on; stored ones keep their CRC or none */
 	if (tb[GOBLIN_A_CRC])
 		gb_store_set_crc(nla_get_u8(tb[GOBLIN_A_CRC]));
 	return 0;
+}
+
+static int gb_nl_store_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gb_cpus_cfg *cpus = ERR_PTR(-ENOENT);
+	struct nlattr *a = info->attrs[GOBLIN_A_CPUS];
+	int err;
+
+	if (a) {
+		cpus = gb_cpus_parse(nla_data(a), info->extack);
+		if (IS_ERR(cpus)) {
+			NL_SET_BAD_ATTR(info->extack, a);
+			return PTR_ERR(cpus);
+		}
+	}
+	err = gb_nl_store_set_cfg(info, cpus);
+	if (err)
+		gb_cpus_free(cpus);
+	return err;
 }
 
 static int gb_nl_flush(struct sk_buff *skb, struct genl_info *info)
@@ -996,6 +1042,9 @@ static int gb_nl_conn_visit(const struct gb_conn_info *ci, void *arg)
 			      GOBLIN_A_PAD) ||
 	    nla_put_u64_64bit(skb, GOBLIN_A_CMDS, ci->cmds, GOBLIN_A_PAD) ||
 	    nla_put_u32(skb, GOBLIN_A_IDLE, ci->idle) ||
+	    (ci->cpu >= 0 && cpu_possible(ci->cpu) &&
+	     (nla_put_u32(skb, GOBLIN_A_CPU, ci->cpu) ||
+	      nla_put_u32(skb, GOBLIN_A_CPU_NODE, cpu_to_node(ci->cpu)))) ||
 	    (ci->device[0] &&
 	     nla_put(skb, GOBLIN_A_DEVICE,
 		     strnlen(ci->device, sizeof(ci->device) - 1) + 1,
@@ -1604,9 +1653,14 @@ int gb_netlink_init(void)
 	BUILD_BUG_ON(GB_KEY_MAX != GOBLIN_KEY_MAX);
 
 	gb_nl_cores = gb_param_cores;
-	err = genl_register_family(&gb_nl_family);
+	err = gb_cpus_init();
 	if (err)
 		return err;
+	err = genl_register_family(&gb_nl_family);
+	if (err) {
+		gb_cpus_exit();
+		return err;
+	}
 	WRITE_ONCE(gb_nl_ready, true);
 	gb_events_set_sink(&gb_nl_event_sink);
 	gb_nl_dbg_init();
@@ -1622,4 +1676,5 @@ void gb_netlink_exit(void)
 	/* Wait for event senders that saw the sink or gb_nl_ready == true. */
 	synchronize_rcu();
 	genl_unregister_family(&gb_nl_family);
+	gb_cpus_exit();
 }

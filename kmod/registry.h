@@ -43,6 +43,7 @@ enum gb_rdma_err {
  * @tx_bytes:    bytes sent (payload and protocol)
  * @cmds:        requests served
  * @idle:        seconds since the last request
+ * @cpu:         the CPU that last ran the connection's work, -1 if none
  * @device:      RDMA device name ("" for TCP)
  * @rdma:        the fields below are valid (an RDMA connection)
  * @hits:        keys found
@@ -61,6 +62,7 @@ struct gb_conn_info {
 	u64 tx_bytes;
 	u64 cmds;
 	u32 idle;
+	int cpu;
 	char device[64];
 	bool rdma;
 	u64 hits;

@@ -7,6 +7,13 @@
  * workqueue; the work item receives, parses, executes and sends until the
  * socket would block, so a slow reader only parks its own connection.
  *
+ * CPU: a connection's work runs on the CPU that receives its packets (the
+ * one running the socket callback; at accept, see gb_tcp_new_conn()) when
+ * that is a worker CPU (kmod/cpus.h: `cpus` and `cores`), else on a worker
+ * of that CPU's node, else on any worker. It follows the packets when they
+ * move to another worker, and is chosen again after any change of the
+ * settings or when its CPU went offline (gb_tcp_cpu()).
+ *
  * Lifetime: a connection is freed only by its own work item (which the
  * workqueue allows), after its socket callbacks were restored (so nothing
  * can queue it again) and after it left gb_tcp_conns. Anyone else who wants
@@ -68,6 +75,7 @@
 #include <net/net_namespace.h>
 
 #include "compat.h"
+#include "cpus.h"
 #include "goblin.h"
 #include "listener.h"
 #include "store.h"
@@ -140,7 +148,8 @@ struct gb_tcp_conn {
 	struct gb_tcp_listener *l;
 	struct socket *sock;
 	struct work_struct work;
-	int cpu;
+	atomic64_t cpu;		/* gb_cpus_pack(): where work is queued */
+	int ran_cpu;		/* where it last ran, -1: not yet */
 	u64 id;
 	bool kill;
 	/*
@@ -202,7 +211,6 @@ static DECLARE_WAIT_QUEUE_HEAD(gb_tcp_waitq);	/* gb_tcp_nconns dropped */
 static LIST_HEAD(gb_tcp_conns);
 static u32 gb_tcp_next_lid;
 static u64 gb_tcp_next_cid;
-static atomic_t gb_tcp_rr = ATOMIC_INIT(0);
 /* Totals since load, per listener kind (memcache, HTTP). */
 struct gb_tcp_ctr {
 	atomic64_t total;
@@ -746,6 +754,39 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 
 /* ---- connection lifetime ---- */
 
+/*
+ * gb_tcp_cpu() - the CPU to queue @c's work on, called where its packets
+ * (or its own work) run: this CPU if it is a worker, else the one chosen
+ * before unless that is stale (settings changed, offline), else the worker
+ * nearest to this CPU. Any context; racing callers each store a valid
+ * choice of the current generation or an older one (chosen again next
+ * time).
+ */
+static int gb_tcp_cpu(struct gb_tcp_conn *c)
+{
+	int here = raw_smp_processor_id();
+	s64 v = atomic64_read(&c->cpu);
+	int cpu = gb_cpus_unpack(v);
+	u32 gen;
+
+	if (likely(here == cpu) && !gb_cpus_stale(v))
+		return cpu;
+	gen = gb_cpus_gen();
+	if (gb_cpus_worker(here))
+		cpu = here;
+	else if (gb_cpus_stale(v))
+		cpu = gb_cpus_near(here);
+	else
+		return cpu;
+	atomic64_set(&c->cpu, gb_cpus_pack(cpu, gen));
+	return cpu;
+}
+
+static void gb_tcp_queue(struct gb_tcp_conn *c)
+{
+	queue_work_on(gb_tcp_cpu(c), gb_tcp_wq, &c->work);
+}
+
 static void gb_conn_data_ready(struct sock *sk)
 {
 	struct gb_tcp_conn *c;
@@ -753,7 +794,7 @@ static void gb_conn_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	c = sk->sk_user_data;
 	if (c)
-		queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+		gb_tcp_queue(c);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -775,7 +816,7 @@ static void gb_conn_write_space(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	c = sk->sk_user_data;
 	if (c)
-		queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+		gb_tcp_queue(c);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -851,6 +892,7 @@ static void gb_conn_work(struct work_struct *work)
 	int budget, ret;
 
 	atomic64_inc(&gb_tcp_work_runs);
+	WRITE_ONCE(c->ran_cpu, raw_smp_processor_id());
 	for (budget = 0; budget < GB_WORK_BUDGET; budget++) {
 		if (READ_ONCE(c->kill))
 			goto close;
@@ -883,26 +925,10 @@ static void gb_conn_work(struct work_struct *work)
 			goto close;
 	}
 	/* Let other connections on this CPU run. */
-	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	gb_tcp_queue(c);
 	return;
 close:
 	gb_conn_close(c);
-}
-
-static int gb_tcp_pick_cpu(void)
-{
-	unsigned int n = READ_ONCE(gb_param_cores);
-	unsigned int idx, cpu;
-
-	if (!n)
-		n = num_online_cpus();
-	n = clamp(n, 1U, num_online_cpus());
-	idx = (unsigned int)atomic_inc_return(&gb_tcp_rr) % n;
-	for_each_online_cpu(cpu) {
-		if (!idx--)
-			return cpu;
-	}
-	return raw_smp_processor_id();
 }
 
 /* What a refused connection's close drains of its receive queue, at most. */
@@ -947,6 +973,8 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	struct gb_tcp_conn *c;
 	struct sock *sk = s->sk;
 	u32 max = l->cfg.max_conns;
+	int cpu;
+	u32 gen;
 
 	spin_lock(&gb_tcp_lock);
 	if (l->nconns >= max) {
@@ -977,7 +1005,22 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	c->l = l;
 	c->sock = s;
 	c->rsize = GB_RBUF_SIZE;
-	c->cpu = gb_tcp_pick_cpu();
+	/*
+	 * The CPU the connection's packets come in on: that of its data if
+	 * some arrived (TCP set sk_incoming_cpu then), else this one, where
+	 * the listener's callback queued the accept work for the handshake.
+	 * A new socket's sk_incoming_cpu is not its own before it received
+	 * data (Linux 6.1 copies the listener's), and the first work queued
+	 * below runs on the CPU chosen here and serves a request that comes
+	 * meanwhile, whatever CPU the data_ready callback asks for.
+	 */
+	cpu = READ_ONCE(sk->sk_incoming_cpu);
+	if (skb_queue_empty_lockless(&sk->sk_receive_queue) || cpu < 0 ||
+	    cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	gen = gb_cpus_gen();
+	atomic64_set(&c->cpu, gb_cpus_pack(gb_cpus_near(cpu), gen));
+	c->ran_cpu = -1;
 	c->sink.ops = &gb_tcp_sink_ops;
 	c->sink.tid = &c->tid;
 	/* HTTP (proto) traces no timelines: its tail reads have no request */
@@ -1023,7 +1066,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	 * under the lock: once it is dropped, a callback may run the work,
 	 * which can close and free @c (a client's immediate FIN).
 	 */
-	queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+	gb_tcp_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -1222,10 +1265,10 @@ static void gb_tcp_idle_work(struct work_struct *work)
 		if (gb_conn_idle(c, limit) || gb_conn_deadline_passed(c) ||
 		    gb_conn_data_stalled(c) || gb_conn_write_stalled(c)) {
 			WRITE_ONCE(c->kill, true);
-			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+			gb_tcp_queue(c);
 		} else if (gb_conn_send_stuck(c)) {
 			atomic64_inc(&gb_tcp_send_retries);
-			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+			gb_tcp_queue(c);
 		}
 	}
 	spin_unlock(&gb_tcp_lock);
@@ -1386,7 +1429,7 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	list_for_each_entry(c, &gb_tcp_conns, node) {
 		if (c->l == l) {
 			WRITE_ONCE(c->kill, true);
-			queue_work_on(c->cpu, gb_tcp_wq, &c->work);
+			gb_tcp_queue(c);
 		}
 	}
 	l->stopped = true;
@@ -1503,6 +1546,7 @@ static int gb_tcp_kconn_walk(int kind, u64 *cursor,
 		info->age = now - c->started;
 		info->idle = jiffies_to_msecs(jiffies - READ_ONCE(c->last_rx)) /
 			     MSEC_PER_SEC;
+		info->cpu = READ_ONCE(c->ran_cpu);
 		ret = fn(info, arg);
 		if (ret)
 			break;
@@ -1564,6 +1608,7 @@ static int gb_tcp_info_visit(const struct gb_tcp_conn_info *ti, void *arg)
 	ci->tx_bytes = ti->bytes_out;
 	ci->cmds = ti->requests;
 	ci->idle = ti->idle;
+	ci->cpu = ti->cpu;
 	return w->fn(ci, w->arg);
 }
 

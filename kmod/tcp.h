@@ -23,6 +23,7 @@
  * @bytes_out:   bytes sent
  * @age:         seconds since accept
  * @idle:        seconds since the last received byte
+ * @cpu:         the CPU that last ran its work, -1 before any
  */
 struct gb_tcp_conn_info {
 	u64 id;
@@ -34,6 +35,7 @@ struct gb_tcp_conn_info {
 	u64 bytes_out;
 	u32 age;
 	u32 idle;
+	int cpu;
 };
 
 /**

@@ -441,6 +441,37 @@ static void gb_rdma_quirks(struct gb_rdma_conn *conn)
 		conn->rd_max = PAGE_SIZE;
 }
 
+/* The device's node for choosing CPUs (or the dev_node test knob's). */
+static int gb_rdma_dev_node(struct ib_device *ibdev)
+{
+	int node = READ_ONCE(gb_rdma_fault_dev_node);
+
+	return node == GB_RDMA_NODE_REAL ? ibdev_to_node(ibdev) : node;
+}
+
+/*
+ * The completion vector for a connection served on @cpu: the one whose
+ * interrupt affinity holds @cpu when the driver reports affinities
+ * (ib_get_vector_affinity()), else @cpu modulo the number of vectors,
+ * which is the vector of @cpu with drivers that spread vector i to the
+ * i-th CPU. Soft devices (rxe) complete where they process the packets
+ * whatever the vector; gb_rdma_cpu() then moves the work.
+ */
+static u32 gb_rdma_vector(struct ib_device *ibdev, int cpu)
+{
+	u32 n = max_t(u32, ibdev->num_comp_vectors, 1), v;
+	const struct cpumask *mask;
+
+	for (v = 0; v < n; v++) {
+		mask = ib_get_vector_affinity(ibdev, v);
+		if (!mask)
+			break;
+		if (cpumask_test_cpu(cpu, mask))
+			return v;
+	}
+	return (u32)cpu % n;
+}
+
 /**
  * gb_rdma_conn_qp() - create CQ and QP, read back the caps, post receives
  * @conn: connection with buffers allocated
@@ -457,9 +488,9 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	struct ib_qp_init_attr qa = {}, got = {};
 	u32 rsge = min_t(u32, conn->max_sge, ibdev->attrs.max_sge_rd);
 	u32 base = conn->ntx + 2, rq = conn->nrx + 1, ncqe, ctxs, f, sq, i;
-	u32 vec;
+	u32 vec, gen;
 	struct ib_qp_attr attr;
-	int ret;
+	int ret, cpu;
 
 	conn->port = conn->cm_id->port_num;
 	conn->cpw = gb_rdma_rw_ctxs(conn, conn->spw, conn->max_sge);
@@ -468,9 +499,12 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 
 	/* a flushed QP completes every WR, signaled or not */
 	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, gb_rdma_max_cqe(ibdev));
-	/* conn->id is not assigned yet: spread CQs with a counter of our own */
-	vec = (u32)atomic_inc_return(&gb_rdma_next_vector) %
-	      max_t(u32, ibdev->num_comp_vectors, 1);
+	gen = gb_cpus_gen();
+	conn->dev_node = gb_rdma_dev_node(ibdev);
+	cpu = gb_cpus_pick(conn->dev_node);
+	atomic64_set(&conn->cpu, gb_cpus_pack(cpu, gen));
+	conn->ran_cpu = -1;
+	vec = gb_rdma_vector(ibdev, cpu);
 	conn->cq = ib_alloc_cq(ibdev, conn, ncqe, vec, IB_POLL_WORKQUEUE);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);

@@ -43,6 +43,7 @@
 #include <rdma/rw.h>
 
 #include "goblin.h"
+#include "cpus.h"
 #include "listener.h"
 #include "events.h"
 #include "registry.h"
@@ -68,6 +69,7 @@
 #define GB_RDMA_STALL_MAX	30U	/* s a posted WR may go uncompleted */
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
+#define GB_RDMA_NODE_REAL	(-2)	/* gb_rdma_fault_dev_node: off */
 
 /**
  * struct gb_rdma_stats - counters of one connection or of all of them
@@ -297,6 +299,9 @@ struct gb_rdma_conn {
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
 	struct ib_cqe read_cqe;
 	struct work_struct work;
+	atomic64_t cpu;		/* gb_cpus_pack(): where work is queued */
+	int dev_node;		/* of the device (or the dev_node knob) */
+	int ran_cpu;		/* where work last ran, -1: not yet */
 	struct work_struct release;
 	struct delayed_work idle;
 	unsigned long last_req;		/* jiffies, last request start/end */
@@ -317,7 +322,6 @@ extern struct list_head gb_rdma_conns;
 extern u32 gb_rdma_nconns;
 extern u32 gb_rdma_max_conns;
 extern u64 gb_rdma_next_conn_id;
-extern atomic_t gb_rdma_next_vector;
 extern struct gb_rdma_stats gb_rdma_closed;
 extern u64 gb_rdma_rejects;
 extern struct wait_queue_head gb_rdma_waitq;
@@ -330,6 +334,7 @@ extern u32 gb_rdma_fault_accept_ms;
 extern u32 gb_rdma_fault_pre_accept_ms;
 extern u32 gb_rdma_fault_remove_ms;
 extern u32 gb_rdma_fault_max_cqe;
+extern int gb_rdma_fault_dev_node;
 extern u32 gb_rdma_fault_set_nomem;
 extern bool gb_rdma_fault_poison;
 void gb_rdma_fault_delay(const u32 *ms);

@@ -15,7 +15,10 @@
  * handler queues conn->work on the same CPU's pool, and the worker that
  * just polled the CQ runs it next, without waking a thread on another CPU
  * (an unbound queue costs a cross-CPU wake-up per request, which in a
- * slow guest was milliseconds). rdma_cm handlers never sleep
+ * slow guest was milliseconds). That CPU must be a worker (kmod/cpus.h:
+ * `cpus`, `cores`) of the device's node, or of any node for a device on
+ * none: otherwise conn->work goes to the worker chosen for the connection
+ * at setup (gb_rdma_cpu()). rdma_cm handlers never sleep
  * for long and never destroy a cm_id: closing queues conn->release.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
@@ -63,10 +66,39 @@ void gb_rdma_fail(struct gb_rdma_conn *conn, enum gb_rdma_err kind,
 /* ---------------------------------------------------------------------- */
 /* completions (CQ workqueue context) */
 
+/*
+ * The CPU for conn->work: this one if it is a worker of the device's node
+ * (any node for a device on none), else the one chosen before unless it is
+ * stale (settings changed since, also while the connection was being set
+ * up, or offline), else a new one of the node. Racing callers each store a
+ * choice of the current generation or an older one (chosen again).
+ */
+static int gb_rdma_cpu(struct gb_rdma_conn *conn)
+{
+	int here = raw_smp_processor_id();
+	s64 v = atomic64_read(&conn->cpu);
+	int cpu = gb_cpus_unpack(v);
+	u32 gen;
+
+	if (likely(here == cpu) && !gb_cpus_stale(v))
+		return cpu;
+	gen = gb_cpus_gen();
+	if ((conn->dev_node == NUMA_NO_NODE ||
+	     cpu_to_node(here) == conn->dev_node) &&
+	    gb_cpus_worker(here))
+		cpu = here;
+	else if (gb_cpus_stale(v))
+		cpu = gb_cpus_pick(conn->dev_node);
+	else
+		return cpu;
+	atomic64_set(&conn->cpu, gb_cpus_pack(cpu, gen));
+	return cpu;
+}
+
 void gb_rdma_kick(struct gb_rdma_conn *conn)
 {
 	if (!test_bit(GB_CONN_CLOSING, &conn->flags))
-		queue_work(gb_rdma_io_wq, &conn->work);
+		queue_work_on(gb_rdma_cpu(conn), gb_rdma_io_wq, &conn->work);
 }
 
 static void gb_rdma_wc_error(struct gb_rdma_conn *conn, struct ib_wc *wc,
@@ -494,6 +526,7 @@ void gb_rdma_work(struct work_struct *work)
 
 	if (test_bit(GB_CONN_CLOSING, &conn->flags))
 		return;
+	WRITE_ONCE(conn->ran_cpu, raw_smp_processor_id());
 	gb_rdma_reap_watch(conn);
 
 	spin_lock(&conn->lock);

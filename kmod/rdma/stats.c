@@ -86,6 +86,7 @@ int gb_rdma_nl_walk(u64 *cursor, gb_conn_visit_fn fn, void *arg)
 				 gb_rdma_peek(&conn->st.bytes_written);
 		info->cmds = gb_rdma_peek(&conn->st.requests);
 		info->idle = (jiffies - READ_ONCE(conn->last_req)) / HZ;
+		info->cpu = READ_ONCE(conn->ran_cpu);
 		strscpy(info->device, dev_name(&conn->dev->ibdev->dev),
 			sizeof(info->device));
 		info->rdma = true;
@@ -253,6 +254,27 @@ static const struct file_operations gb_rdma_fault_qp_fops = {
 	.write = gb_rdma_fault_qp_write,
 };
 
+static int gb_rdma_fault_node_get(void *data, u64 *val)
+{
+	*val = (s64)READ_ONCE(gb_rdma_fault_dev_node);
+	return 0;
+}
+
+static int gb_rdma_fault_node_set(void *data, u64 val)
+{
+	s64 node = (s64)val;
+
+	if (node != GB_RDMA_NODE_REAL && node != NUMA_NO_NODE &&
+	    (node < 0 || node >= MAX_NUMNODES))
+		return -EINVAL;
+	WRITE_ONCE(gb_rdma_fault_dev_node, (int)node);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(gb_rdma_fault_node_fops,
+				gb_rdma_fault_node_get, gb_rdma_fault_node_set,
+				"%lld\n");
+
 static struct dentry *gb_rdma_fault_dir;
 
 void gb_rdma_dbg_init(void)
@@ -281,6 +303,8 @@ void gb_rdma_dbg_init(void)
 	debugfs_create_u32("remove_delay_ms", 0600, f,
 			   &gb_rdma_fault_remove_ms);
 	debugfs_create_u32("max_cqe", 0600, f, &gb_rdma_fault_max_cqe);
+	debugfs_create_file_unsafe("dev_node", 0600, f, NULL,
+				   &gb_rdma_fault_node_fops);
 	debugfs_create_u32("set_nomem", 0600, f, &gb_rdma_fault_set_nomem);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);

@@ -40,7 +40,6 @@ u32 gb_rdma_nconns;
 u32 gb_rdma_max_conns = GB_RDMA_DEF_ALL_CONNS;	/* cap of nconns */
 static u32 gb_rdma_next_lis_id;
 u64 gb_rdma_next_conn_id;
-atomic_t gb_rdma_next_vector;	/* CQ completion vectors, round robin */
 struct gb_rdma_stats gb_rdma_closed;	/* closed connections */
 u64 gb_rdma_rejects;
 DECLARE_WAIT_QUEUE_HEAD(gb_rdma_waitq);
@@ -62,6 +61,8 @@ u32 gb_rdma_fault_accept_ms;	/* connect: after rdma_accept() */
 u32 gb_rdma_fault_pre_accept_ms;	/* connect: before rdma_accept() */
 u32 gb_rdma_fault_remove_ms;	/* device .remove: at the end */
 u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
+/* pretend devices are on this node (-1: none), GB_RDMA_NODE_REAL: off */
+int gb_rdma_fault_dev_node = GB_RDMA_NODE_REAL;
 u32 gb_rdma_fault_set_nomem;	/* fail this many SET allocations */
 bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
 

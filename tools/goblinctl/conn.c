@@ -19,6 +19,11 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "tx_bytes", get_u64(tb[GOBLIN_A_TX_BYTES]));
 	rec_u64(r, "cmds", get_u64(tb[GOBLIN_A_CMDS]));
 	rec_u64(r, "idle", get_u32(tb[GOBLIN_A_IDLE]));
+	/* -1: the connection's work has not run yet */
+	rec_s64(r, "cpu", tb[GOBLIN_A_CPU] ?
+		(int64_t)nla_get_u32(tb[GOBLIN_A_CPU]) : -1);
+	rec_s64(r, "node", tb[GOBLIN_A_CPU_NODE] ?
+		(int64_t)nla_get_u32(tb[GOBLIN_A_CPU_NODE]) : -1);
 	rec_str(r, "device", get_str(tb[GOBLIN_A_DEVICE]));
 	/* absent from modules older than the per-QP statistics */
 	if (kind == GOBLIN_LISTENER_RDMA && tb[GOBLIN_A_HITS]) {
@@ -37,7 +42,7 @@ static int parse_conn(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 const char *const conn_cols[] = {
 	"kind", "listener_id", "id", "peer", "peer_port", "rx_bytes",
 	"tx_bytes", "cmds", "hits", "misses", "bytes_written",
-	"windows_in_flight", "errors", "idle", "device", NULL
+	"windows_in_flight", "errors", "idle", "cpu", "node", "device", NULL
 };
 
 void dump_conns(struct recs *rs, int kind)

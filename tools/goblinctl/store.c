@@ -18,6 +18,8 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_bool(r, "mlock", tb[GOBLIN_A_MLOCK] &&
 		 nla_get_u8(tb[GOBLIN_A_MLOCK]));
 	rec_u64(r, "cores", get_u32(tb[GOBLIN_A_CORES]));
+	rec_str(r, "cpus", tb[GOBLIN_A_CPUS] ? get_str(tb[GOBLIN_A_CPUS])
+					     : "all");
 	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	rec_bool(r, "crc", tb[GOBLIN_A_CRC] && nla_get_u8(tb[GOBLIN_A_CRC]));
 	return NL_OK;
@@ -77,9 +79,11 @@ static int store_set(int argc, char **argv)
 					  arg_u64(k, v, UINT32_MAX));
 		else if (!strcmp(k, "crc"))
 			err = nla_put_u8(msg, GOBLIN_A_CRC, arg_bool(k, v));
+		else if (!strcmp(k, "cpus"))
+			err = nla_put_string(msg, GOBLIN_A_CPUS, v);
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, mlock, cores, rdma-max-conns, crc");
+				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, mlock, cores, cpus, rdma-max-conns, crc");
 		if (err)
 			die("request too large");
 	}

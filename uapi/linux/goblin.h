@@ -19,7 +19,7 @@
  *   VERSION_GET        do     -> VERSION
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
- *                                ITEM_MAX CRC
+ *                                ITEM_MAX CRC CPUS
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -37,8 +37,8 @@
  *   CONN_GET       P   dump   optional LISTENER_KIND filter; one message per
  *                             connection: LISTENER_KIND LISTENER_ID CONN_ID
  *                             PEER_ADDR4|6 PEER_PORT RX_BYTES TX_BYTES
- *                             CMDS IDLE, and for RDMA connections also
- *                             DEVICE HITS MISSES BYTES_WRITTEN BYTES_READ
+ *                             CMDS IDLE CPU CPU_NODE, and for RDMA
+ *                             connections also DEVICE HITS MISSES BYTES_WRITTEN BYTES_READ
  *                             WINDOWS_IN_FLIGHT RDMA_ERRORS (nest)
  *   OBJ_GET        P   do     KEY -> KEY OBJ_LEN OBJ_FLAGS OBJ_CAS
  *                             OBJ_EXPTIME
@@ -53,6 +53,8 @@
  *
  * STORE_SET refuses settings the module does not implement with
  * EOPNOTSUPP and an extack message: PROMOTION other than 0, MLOCK 0.
+ * CPUS that is no CPU list, empty, or names an offline CPU, and CORES
+ * above the online CPUs of CPUS, are refused with EINVAL / ERANGE.
  *
  * Statistics, configuration, listeners and NUMA state are readable by any
  * user: they carry no keys, values or client addresses. Connection dumps
@@ -97,6 +99,7 @@
 #define GOBLIN_KEY_MAX		250
 #define GOBLIN_PATH_MAX		256	/* ssd_dir, including the NUL */
 #define GOBLIN_DEVICE_MAX	64	/* RDMA device name, including NUL */
+#define GOBLIN_CPUS_MAX		1024	/* cpus list, including the NUL */
 
 enum goblin_cmd {
 	GOBLIN_CMD_UNSPEC,
@@ -228,6 +231,14 @@ enum goblin_attr {
 					 * and send it to RDMA clients that
 					 * ask for it (default 0)
 					 */
+	GOBLIN_A_CPUS,			/* string, the CPUs connections are
+					 * served on: a CPU list ("0-1,3") of
+					 * online CPUs, or "all" (default)
+					 */
+	GOBLIN_A_CPU,			/* u32, connection: the CPU that last
+					 * ran its work (absent before any)
+					 */
+	GOBLIN_A_CPU_NODE,		/* u32, connection: the node of CPU */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
