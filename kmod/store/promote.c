@@ -51,7 +51,7 @@ static DEFINE_SPINLOCK(gb_promo_lock);		/* queue, length */
 static LIST_HEAD(gb_promo_queue);
 static unsigned int gb_promo_len;
 static struct delayed_work gb_promo_dwork;
-static u64 gb_promo_next_ns;			/* pacing (worker only) */
+static u64 gb_promo_next_ns;	/* pacing: no promotion before (ktime ns) */
 static atomic_long_t gb_promo_node_in[MAX_NUMNODES];
 static unsigned int gb_promo_dbg_ms;		/* debugfs, one-shot */
 
@@ -223,8 +223,8 @@ static void gb_promo_work(struct work_struct *work)
 	struct gb_obj_priv *priv;
 	unsigned long flags;
 	int done;
+	u64 now, next;
 	long moved;
-	u64 now;
 
 	for (done = 0; done < GB_PROMO_BATCH; done++) {
 		spin_lock_irqsave(&gb_promo_lock, flags);
@@ -235,11 +235,12 @@ static void gb_promo_work(struct work_struct *work)
 			return;
 		}
 		now = ktime_get_ns();
-		if (now < gb_promo_next_ns) {
+		next = READ_ONCE(gb_promo_next_ns);
+		if (now < next) {
 			/* paced: come back when the rate allows the next one */
 			if (READ_ONCE(gb_store_running))
 				queue_delayed_work(gb_store_wq, &gb_promo_dwork,
-						   nsecs_to_jiffies(gb_promo_next_ns - now) + 1);
+						   nsecs_to_jiffies(next - now) + 1);
 			spin_unlock_irqrestore(&gb_promo_lock, flags);
 			return;
 		}
@@ -253,9 +254,10 @@ static void gb_promo_work(struct work_struct *work)
 		} else if (moved > 0) {
 			gb_stat_inc(GB_ST_PROMOTIONS);
 			gb_stat_add(GB_ST_PROMOTED_BYTES, moved);
-			gb_promo_next_ns = max(gb_promo_next_ns, now) +
+			next = max(READ_ONCE(gb_promo_next_ns), now) +
 				div_u64((u64)moved * NSEC_PER_SEC,
 					max(READ_ONCE(gb_promo_rate), 1U));
+			WRITE_ONCE(gb_promo_next_ns, next);
 		}
 		gb_promo_release(priv);
 		cond_resched();
@@ -276,10 +278,21 @@ static void gb_promo_work(struct work_struct *work)
  */
 void gb_store_set_promotion(u32 hits, u32 rate)
 {
-	WRITE_ONCE(gb_promo_rate, max(rate, 4096U));
+	unsigned long flags;
+
+	rate = max(rate, 4096U);
 	WRITE_ONCE(gb_promo_hits, hits);
 	if (!hits)
 		gb_promo_drain();
+	if (rate == READ_ONCE(gb_promo_rate))
+		return;
+	/* a new rate paces from now on, not from what the old one left */
+	WRITE_ONCE(gb_promo_rate, rate);
+	WRITE_ONCE(gb_promo_next_ns, 0);
+	spin_lock_irqsave(&gb_promo_lock, flags);
+	if (gb_promo_len && READ_ONCE(gb_store_running))
+		mod_delayed_work(gb_store_wq, &gb_promo_dwork, 0);
+	spin_unlock_irqrestore(&gb_promo_lock, flags);
 }
 
 u32 gb_store_get_promotion(void)
