@@ -555,6 +555,24 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner,
 	}
 }
 
+/* gb_pool_alloc_n() and gb_pool_alloc_node_n() (@strict: no other node). */
+static int __gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr,
+			     void *owner, u32 *done, bool strict)
+{
+	int err = 0;
+	u32 i;
+
+	down_read(&gb_pool_rwsem);
+	for (i = 0; i < nr; i++) {
+		err = __gb_pool_alloc(node, &hp[i], owner, strict);
+		if (err)
+			break;
+	}
+	up_read(&gb_pool_rwsem);
+	*done = i;
+	return err;
+}
+
 /**
  * gb_pool_alloc_n - lend a run of head pages to an object
  * @node:  preferred NUMA node (NUMA_NO_NODE: local; GB_POOL_INTERLEAVE:
@@ -577,23 +595,6 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner,
  * Return: 0 with all @nr pages, or -ENOMEM when the budget is exhausted
  * (the caller evicts).
  */
-static int __gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr,
-			     void *owner, u32 *done, bool strict)
-{
-	int err = 0;
-	u32 i;
-
-	down_read(&gb_pool_rwsem);
-	for (i = 0; i < nr; i++) {
-		err = __gb_pool_alloc(node, &hp[i], owner, strict);
-		if (err)
-			break;
-	}
-	up_read(&gb_pool_rwsem);
-	*done = i;
-	return err;
-}
-
 int gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
 		    u32 *done)
 {
