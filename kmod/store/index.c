@@ -128,6 +128,9 @@ void gb_store_unlink(struct gb_obj *obj, bool from_ht)
 	atomic64_dec(&gb_store_items);
 	atomic64_sub(obj->len, &gb_store_bytes);
 	atomic_inc(&gb_gen);
+	/* the promotion queue gives it back now, not when its turn comes */
+	if (test_bit(GB_PROMO_QUEUED, &priv->pflags))
+		gb_store_promote_kick();
 	gb_obj_put(obj);
 }
 

@@ -9,9 +9,12 @@
  *  - Every read (gb_obj_bump(), any context) counts a hit in the object;
  *    the count halves every GB_PROMO_DECAY seconds. At the setting
  *    `promotion` (hits, 0 = off) an object on the wrong node is put on a
- *    bounded queue (GB_PROMO_QUEUE_MAX entries, each object at most once,
- *    with a reference), unless a failed promotion of it backs off.
- *  - A work item on gb_store_wq takes objects off the queue, at most
+ *    bounded queue (GB_PROMO_QUEUE_MAX entries and GB_PROMO_QUEUE_BYTES
+ *    value bytes, each object at most once, with a reference), unless a
+ *    failed promotion of it backs off. A queued object that leaves the
+ *    index is given back at once (gb_store_promote_kick()), not when the
+ *    rate lets the worker get to it.
+ *  - A work item takes objects off the queue, at most
  *    `promotion_rate` bytes per second (paced: after B bytes the next
  *    promotion waits B / rate seconds), and builds a copy of each on the
  *    wanted node (gb_obj_alloc_promo(): that node's pages only, at most
@@ -26,6 +29,11 @@
  *    quarantine while a send or an RDMA mapping still holds them), as for
  *    any replaced object (kmod/store/object.c).
  *
+ * The work item runs on system_unbound_wq, not on the store's
+ * WQ_MEM_RECLAIM queue: a copy may create a pool block on its node, which
+ * waits for work_on_cpu() (system_wq), and nothing reclaims memory by
+ * promoting.
+ *
  * A policy change, `promotion 0` and unload drain the queue. Unload:
  * gb_store_running is cleared first, so nothing is queued any more, then
  * the work is cancelled (it re-queues itself only while running), then
@@ -38,7 +46,8 @@
 
 #include "store_int.h"
 
-#define GB_PROMO_QUEUE_MAX	256	/* objects waiting */
+#define GB_PROMO_QUEUE_MAX	256	/* objects waiting ... */
+#define GB_PROMO_QUEUE_BYTES	SZ_64M	/* ... and their value bytes */
 #define GB_PROMO_DECAY		10	/* seconds: the hit count halves */
 #define GB_PROMO_BATCH		16	/* objects per work run */
 #define GB_PROMO_BACKOFF	5	/* seconds after a first failure ... */
@@ -50,6 +59,7 @@ static u32 gb_promo_rate = GB_PROMO_RATE_DEFAULT;	/* bytes/s */
 static DEFINE_SPINLOCK(gb_promo_lock);		/* queue, length */
 static LIST_HEAD(gb_promo_queue);
 static unsigned int gb_promo_len;
+static u64 gb_promo_bytes;			/* value bytes queued */
 static struct delayed_work gb_promo_dwork;
 static u64 gb_promo_next_ns;	/* pacing: no promotion before (ktime ns) */
 static atomic_long_t gb_promo_node_in[MAX_NUMNODES];
@@ -129,8 +139,9 @@ void gb_store_promote_note(struct gb_obj *obj)
 	if (test_and_set_bit(GB_PROMO_QUEUED, &priv->pflags))
 		return;
 	spin_lock_irqsave(&gb_promo_lock, flags);
-	if (gb_promo_len >= GB_PROMO_QUEUE_MAX || !READ_ONCE(gb_store_running) ||
-	    !READ_ONCE(priv->linked)) {
+	if (gb_promo_len >= GB_PROMO_QUEUE_MAX ||
+	    (gb_promo_len && gb_promo_bytes + obj->len > GB_PROMO_QUEUE_BYTES) ||
+	    !READ_ONCE(gb_store_running) || !READ_ONCE(priv->linked)) {
 		spin_unlock_irqrestore(&gb_promo_lock, flags);
 		clear_bit(GB_PROMO_QUEUED, &priv->pflags);
 		return;
@@ -139,8 +150,9 @@ void gb_store_promote_note(struct gb_obj *obj)
 	refcount_inc(&obj->ref);
 	list_add_tail(&priv->pnode, &gb_promo_queue);
 	gb_promo_len++;
+	gb_promo_bytes += obj->len;
 	/* under the lock: unload cancels the work after it saw the flag */
-	queue_delayed_work(gb_store_wq, &gb_promo_dwork, 0);
+	queue_delayed_work(system_unbound_wq, &gb_promo_dwork, 0);
 	spin_unlock_irqrestore(&gb_promo_lock, flags);
 }
 
@@ -163,11 +175,55 @@ static void gb_promo_drain(void)
 	spin_lock_irqsave(&gb_promo_lock, flags);
 	list_splice_init(&gb_promo_queue, &list);
 	gb_promo_len = 0;
+	gb_promo_bytes = 0;
 	spin_unlock_irqrestore(&gb_promo_lock, flags);
 	list_for_each_entry_safe(priv, tmp, &list, pnode) {
 		list_del_init(&priv->pnode);
 		gb_promo_release(priv);
 	}
+}
+
+/*
+ * Give back the queued objects that left the index (replaced, deleted,
+ * evicted, expired): while the worker waits for the rate, they would keep
+ * their memory. Process context.
+ */
+static void gb_promo_prune(void)
+{
+	struct gb_obj_priv *priv, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&gb_promo_lock, flags);
+	list_for_each_entry_safe(priv, tmp, &gb_promo_queue, pnode) {
+		if (READ_ONCE(priv->linked))
+			continue;
+		list_move_tail(&priv->pnode, &list);
+		gb_promo_len--;
+		gb_promo_bytes -= priv->obj->len;
+	}
+	spin_unlock_irqrestore(&gb_promo_lock, flags);
+	list_for_each_entry_safe(priv, tmp, &list, pnode) {
+		list_del_init(&priv->pnode);
+		gb_promo_release(priv);
+	}
+}
+
+/**
+ * gb_store_promote_kick - a queued object left the index
+ *
+ * Runs the worker now, which gives such objects back at once even while
+ * it waits for the rate. Any context (gb_store_unlink(), under
+ * gb_store_wlock).
+ */
+void gb_store_promote_kick(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&gb_promo_lock, flags);
+	if (gb_promo_len && READ_ONCE(gb_store_running))
+		mod_delayed_work(system_unbound_wq, &gb_promo_dwork, 0);
+	spin_unlock_irqrestore(&gb_promo_lock, flags);
 }
 
 /* A promotion of @priv's object failed: back off before the next one. */
@@ -236,16 +292,20 @@ static void gb_promo_work(struct work_struct *work)
 		}
 		now = ktime_get_ns();
 		next = READ_ONCE(gb_promo_next_ns);
-		if (now < next) {
+		if (now < next && READ_ONCE(priv->linked)) {
 			/* paced: come back when the rate allows the next one */
-			if (READ_ONCE(gb_store_running))
-				queue_delayed_work(gb_store_wq, &gb_promo_dwork,
+			spin_unlock_irqrestore(&gb_promo_lock, flags);
+			gb_promo_prune();
+			spin_lock_irqsave(&gb_promo_lock, flags);
+			if (gb_promo_len && READ_ONCE(gb_store_running))
+				queue_delayed_work(system_unbound_wq, &gb_promo_dwork,
 						   nsecs_to_jiffies(next - now) + 1);
 			spin_unlock_irqrestore(&gb_promo_lock, flags);
 			return;
 		}
 		list_del_init(&priv->pnode);
 		gb_promo_len--;
+		gb_promo_bytes -= priv->obj->len;
 		spin_unlock_irqrestore(&gb_promo_lock, flags);
 
 		moved = READ_ONCE(gb_promo_hits) ? gb_promo_one(priv->obj) : 0;
@@ -264,7 +324,7 @@ static void gb_promo_work(struct work_struct *work)
 	}
 	spin_lock_irqsave(&gb_promo_lock, flags);
 	if (gb_promo_len && READ_ONCE(gb_store_running))
-		queue_delayed_work(gb_store_wq, &gb_promo_dwork, 0);
+		queue_delayed_work(system_unbound_wq, &gb_promo_dwork, 0);
 	spin_unlock_irqrestore(&gb_promo_lock, flags);
 }
 
@@ -291,7 +351,7 @@ void gb_store_set_promotion(u32 hits, u32 rate)
 	WRITE_ONCE(gb_promo_next_ns, 0);
 	spin_lock_irqsave(&gb_promo_lock, flags);
 	if (gb_promo_len && READ_ONCE(gb_store_running))
-		mod_delayed_work(gb_store_wq, &gb_promo_dwork, 0);
+		mod_delayed_work(system_unbound_wq, &gb_promo_dwork, 0);
 	spin_unlock_irqrestore(&gb_promo_lock, flags);
 }
 
@@ -334,6 +394,7 @@ void gb_store_promote_init(void)
 	gb_promo_rate = GB_PROMO_RATE_DEFAULT;
 	gb_promo_next_ns = 0;
 	gb_promo_len = 0;
+	gb_promo_bytes = 0;
 	gb_promo_dbg_ms = 0;
 	for (i = 0; i < MAX_NUMNODES; i++)
 		atomic_long_set(&gb_promo_node_in[i], 0);

@@ -150,6 +150,7 @@ void gb_store_promote_exit(void);
 void gb_store_promote_policy_changed(void);
 void gb_store_promote_dbg_delay(unsigned int ms);
 u64 gb_store_promote_node_in(int nid);
+void gb_store_promote_kick(void);
 
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;
