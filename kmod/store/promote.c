@@ -125,12 +125,18 @@ void gb_store_promote_note(struct gb_obj *obj)
 		h >>= min_t(u32, age / GB_PROMO_DECAY, 31);
 		WRITE_ONCE(priv->pstamp, now);
 	}
-	/* racy: two readers may count one hit, which is fine for a heuristic */
-	if (h < U32_MAX)
-		h++;
-	WRITE_ONCE(priv->phits, h);
-	if (h < thr)
-		return;
+	/*
+	 * Racy: two readers may count one hit, fine for a heuristic. Past
+	 * the threshold the count is left alone, so a hot object's line is
+	 * not written by every read.
+	 */
+	if (h < thr) {
+		WRITE_ONCE(priv->phits, ++h);
+		if (h < thr)
+			return;
+	} else if (age >= GB_PROMO_DECAY) {
+		WRITE_ONCE(priv->phits, h);
+	}
 	want = gb_promo_want(priv);
 	if (want < 0 || want == priv->nid - 1)
 		return;
