@@ -128,6 +128,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_ITEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_item_max),
 	[GOBLIN_A_CRC] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GOBLIN_A_CPUS] = { .type = NLA_NUL_STRING, .len = GOBLIN_CPUS_MAX - 1 },
+	[GOBLIN_A_PROMOTION_RATE] = NLA_POLICY_MIN(NLA_U32, 4096),
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -361,7 +362,9 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, GOBLIN_A_RDMA_MAX_CONNS, gb_nl_rdma_max_conns()) ||
 	    nla_put_u32(msg, GOBLIN_A_ITEM_MAX, cfg.item_max) ||
 	    nla_put_u8(msg, GOBLIN_A_CRC, gb_store_get_crc()) ||
-	    nla_put_string(msg, GOBLIN_A_CPUS, cpus)) {
+	    nla_put_string(msg, GOBLIN_A_CPUS, cpus) ||
+	    nla_put_u32(msg, GOBLIN_A_PROMOTION_RATE,
+			gb_store_get_promotion_rate())) {
 		kfree(cpus);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -444,14 +447,6 @@ static int gb_nl_store_set_cfg(struct genl_info *info,
 	 * Settings the store cannot honour are refused here, before anything
 	 * is applied (they have nothing to apply when accepted).
 	 */
-	if (tb[GOBLIN_A_PROMOTION]) {
-		err = gb_store_set_promotion(nla_get_u32(tb[GOBLIN_A_PROMOTION]),
-					     info->extack);
-		if (err) {
-			NL_SET_BAD_ATTR(info->extack, tb[GOBLIN_A_PROMOTION]);
-			return err;
-		}
-	}
 	if (tb[GOBLIN_A_MLOCK]) {
 		err = gb_store_set_mlock(nla_get_u8(tb[GOBLIN_A_MLOCK]),
 					 info->extack);
@@ -483,6 +478,13 @@ static int gb_nl_store_set_cfg(struct genl_info *info,
 	/* values written from now on; stored ones keep their CRC or none */
 	if (tb[GOBLIN_A_CRC])
 		gb_store_set_crc(nla_get_u8(tb[GOBLIN_A_CRC]));
+	if (tb[GOBLIN_A_PROMOTION] || tb[GOBLIN_A_PROMOTION_RATE])
+		gb_store_set_promotion(tb[GOBLIN_A_PROMOTION] ?
+				       nla_get_u32(tb[GOBLIN_A_PROMOTION]) :
+				       gb_store_get_promotion(),
+				       tb[GOBLIN_A_PROMOTION_RATE] ?
+				       nla_get_u32(tb[GOBLIN_A_PROMOTION_RATE]) :
+				       gb_store_get_promotion_rate());
 	return 0;
 }
 
@@ -679,6 +681,9 @@ static int gb_nl_put_stats(struct sk_buff *skb, const struct gb_store_stats *st,
 		  sum->rdma.windows_in_flight },
 		{ GOBLIN_STATS_A_TAIL_IO_ERRORS, st->tail_io_errors },
 		{ GOBLIN_STATS_A_TAIL_WB_ERRORS, st->tail_wb_errors },
+		{ GOBLIN_STATS_A_PROMOTIONS, st->promotions },
+		{ GOBLIN_STATS_A_PROMOTED_BYTES, st->promoted_bytes },
+		{ GOBLIN_STATS_A_PROMOTION_FAILURES, st->promotion_failures },
 		{ GOBLIN_STATS_A_META_BYTES, st->meta_bytes },
 		{ GOBLIN_STATS_A_HTTP_REQUESTS, sum->http.requests },
 		{ GOBLIN_STATS_A_HTTP_GET, sum->http.http_methods[0] },
@@ -1263,6 +1268,8 @@ static int gb_nl_put_node(struct sk_buff *skb, int nid)
 	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS_HUGE, nu.blocks_huge,
 			      GOBLIN_NODE_A_PAD) ||
 	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_BLOCKS_SMALL, nu.blocks_small,
+			      GOBLIN_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GOBLIN_NODE_A_PROMOTED, nu.promoted,
 			      GOBLIN_NODE_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -1276,7 +1283,7 @@ static size_t gb_nl_node_size(void)
 {
 	return nla_total_size(0) +			/* GOBLIN_A_NODE */
 	       nla_total_size(sizeof(u32)) * 2 +	/* ID, CPUS */
-	       nla_total_size_64bit(sizeof(u64)) * 8;	/* 64-bit counters */
+	       nla_total_size_64bit(sizeof(u64)) * 9;	/* 64-bit counters */
 }
 
 static int gb_nl_numa_get(struct sk_buff *skb, struct genl_info *info)

@@ -513,7 +513,8 @@ static void gb_pool_lent(struct gb_pool *pool, struct gb_hpage *hp)
 		atomic_long_inc(&gb_node_remote[pool->node]);
 }
 
-static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
+static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner,
+			   bool strict)
 {
 	struct gb_pool *pool;
 	unsigned int ms;
@@ -545,12 +546,31 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 		 * The budget is spent and no block is idle: a free page on
 		 * another node is better than evicting for one here (the
 		 * caller's victims may well free pages on that node only).
+		 * Unless the caller wants this node's pages or none.
 		 */
-		if (!gb_pool_take_remote(pool, hp, owner))
+		if (strict || !gb_pool_take_remote(pool, hp, owner))
 			return -ENOMEM;
 		gb_pool_lent(pool, hp);
 		return 0;
 	}
+}
+
+/* gb_pool_alloc_n() and gb_pool_alloc_node_n() (@strict: no other node). */
+static int __gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr,
+			     void *owner, u32 *done, bool strict)
+{
+	int err = 0;
+	u32 i;
+
+	down_read(&gb_pool_rwsem);
+	for (i = 0; i < nr; i++) {
+		err = __gb_pool_alloc(node, &hp[i], owner, strict);
+		if (err)
+			break;
+	}
+	up_read(&gb_pool_rwsem);
+	*done = i;
+	return err;
 }
 
 /**
@@ -578,18 +598,32 @@ static int __gb_pool_alloc(int node, struct gb_hpage *hp, void *owner)
 int gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
 		    u32 *done)
 {
-	int err = 0;
-	u32 i;
+	return __gb_pool_alloc_n(node, hp, nr, owner, done, false);
+}
 
-	down_read(&gb_pool_rwsem);
-	for (i = 0; i < nr; i++) {
-		err = __gb_pool_alloc(node, &hp[i], owner);
-		if (err)
-			break;
+/**
+ * gb_pool_alloc_node_n - gb_pool_alloc_n() from one node's pool only
+ * @node:  NUMA node (a node id, not GB_POOL_INTERLEAVE)
+ * @hp:    array of @nr pages, filled in order
+ * @nr:    pages wanted
+ * @owner: recorded with each page until it is freed
+ * @done:  set to the number of pages filled, also on failure
+ *
+ * For NUMA promotion: never lends a page of another node's pool when the
+ * budget is spent (-ENOMEM instead). The pages of a block of @node's pool
+ * can still be on another node when the page allocator fell back while
+ * creating it: the caller checks page_to_nid(). May sleep.
+ *
+ * Return: 0 with all @nr pages, or -ENOMEM.
+ */
+int gb_pool_alloc_node_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
+			 u32 *done)
+{
+	if (node < 0) {
+		*done = 0;
+		return -EINVAL;
 	}
-	up_read(&gb_pool_rwsem);
-	*done = i;
-	return err;
+	return __gb_pool_alloc_n(node, hp, nr, owner, done, true);
 }
 
 /**

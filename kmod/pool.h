@@ -60,6 +60,8 @@ int gb_pool_init(u64 memory, u32 block);
 void gb_pool_exit(void);
 int gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
 		    u32 *done);
+int gb_pool_alloc_node_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
+			 u32 *done);
 void gb_pool_free(struct gb_hpage *hp);
 struct page *gb_hpage_page(const struct gb_hpage *hp);
 void gb_pool_set_memory(u64 memory);

@@ -323,6 +323,9 @@ struct gb_store_stats {
 	u64 quarantined_total;	/* pages ever put in quarantine */
 	u64 tail_io_errors;	/* objects dropped: a tail read failed */
 	u64 tail_wb_errors;	/* objects dropped or refused: tail writeback failed */
+	u64 promotions;		/* objects moved to their wanted node */
+	u64 promoted_bytes;	/* value bytes they hold */
+	u64 promotion_failures;	/* copies that could not be made */
 };
 
 void gb_store_get_config(struct gb_store_config *cfg);
@@ -350,6 +353,7 @@ struct gb_store_node_usage {
 	u64 blocks;		/* blocks of the node's pool */
 	u64 blocks_huge;
 	u64 blocks_small;
+	u64 promoted;		/* objects promoted to the node (since load) */
 };
 
 void gb_store_get_numa(struct gb_store_numa *nc);
@@ -359,8 +363,15 @@ int gb_store_set_numa(const struct gb_store_numa *nc,
 void gb_store_node_usage(int nid, struct gb_store_node_usage *nu, bool walk);
 int gb_store_set_mlock(bool on, struct netlink_ext_ack *extack);
 bool gb_store_get_mlock(void);
-int gb_store_set_promotion(u32 hits, struct netlink_ext_ack *extack);
+/*
+ * NUMA promotion (kmod/store/promote.c): objects read @hits times (the
+ * count halves every 10 s) whose heads are on another node than placement
+ * wants move there in the background, at most @rate bytes per second;
+ * @hits 0 = off. Process context.
+ */
+void gb_store_set_promotion(u32 hits, u32 rate);
 u32 gb_store_get_promotion(void);
+u32 gb_store_get_promotion_rate(void);
 /*
  * Store setting crc: compute the CRC-32C of every value written from then
  * on (objects stored while it was off keep having none). Any context.

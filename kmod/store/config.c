@@ -86,6 +86,9 @@ void gb_store_get_stats(struct gb_store_stats *st)
 	st->quarantined_total = gb_stat_sum(GB_ST_QUARANTINED);
 	st->tail_io_errors = gb_stat_sum(GB_ST_TAIL_IO_ERRORS);
 	st->tail_wb_errors = gb_stat_sum(GB_ST_TAIL_WB_ERRORS);
+	st->promotions = gb_stat_sum(GB_ST_PROMOTIONS);
+	st->promoted_bytes = gb_stat_sum(GB_ST_PROMOTED_BYTES);
+	st->promotion_failures = gb_stat_sum(GB_ST_PROMOTION_FAILURES);
 	st->memory_limit = READ_ONCE(gb_store_cfg.memory);
 	st->ssd_limit = READ_ONCE(gb_store_ssd_max);
 }
@@ -268,6 +271,7 @@ int gb_store_init(void)
 	uuid_gen(&gb_uuid);
 	gb_store_rmw_init();
 	gb_store_numa_init();
+	gb_store_promote_init();
 	atomic64_set(&gb_store_cas_seq, 0);
 	atomic64_set(&gb_store_flush_cas, 0);
 	gb_store_flush_when = 0;
@@ -343,6 +347,8 @@ void gb_store_exit(void)
 {
 	gb_store_dbg_exit();
 	WRITE_ONCE(gb_store_running, false);
+	/* promotions hold objects and use the pool: stop them first */
+	gb_store_promote_exit();
 	cancel_delayed_work_sync(&gb_store_flush_dwork);
 	cancel_delayed_work_sync(&gb_store_maint_dwork);
 	cancel_delayed_work_sync(&gb_store_quar_dwork);

@@ -31,6 +31,12 @@ static bool gb_dbg_own_dir;
  *                                block (page_to_nid() of every lent page)
  *   delay alloc MS               the next head page allocation sleeps MS
  *                                ms after picking its pool (race windows)
+ *   delay promote MS             the next NUMA promotion sleeps MS ms
+ *                                between copying the value and publishing
+ *                                the copy (a SET or delete meanwhile wins)
+ *   node KEY                     LEN = the NUMA node of KEY's first head
+ *                                page (not a read: counts no hit);
+ *                                -ENODATA for a value without head pages
  *   corrupt KEY OFF              flip the bits of value byte OFF of the
  *                                stored KEY in place (head page, or the
  *                                tail through the page cache), leaving its
@@ -206,6 +212,22 @@ static int gb_dbg_head(const char *key, u64 *len)
 	return 0;
 }
 
+static int gb_dbg_node(const char *key, u64 *len)
+{
+	struct gb_obj *obj;
+	int err = 0;
+
+	obj = gb_store_peek(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	if (obj->priv->nid)
+		*len = obj->priv->nid - 1;
+	else
+		err = -ENODATA;
+	gb_obj_put(obj);
+	return err;
+}
+
 static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -270,6 +292,11 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
 		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
 		res = 0;
+	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "promote")) {
+		gb_store_promote_dbg_delay(clamp_t(long long, a, 0, 60000));
+		res = 0;
+	} else if (n >= 2 && !strcmp(cmd, "node")) {
+		res = gb_dbg_node(key, &len);
 	} else if (n >= 1 && !strcmp(cmd, "flush")) {
 		gb_store_flush(n >= 2 ? a : 0);
 		res = 0;
@@ -299,7 +326,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, GB_DBG_BUF, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
@@ -307,6 +334,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 st.pages_free, st.pages_quarantined,
 			 st.quarantined_total, st.memory_limit, st.ssd_limit,
 			 st.tail_io_errors, st.tail_wb_errors, st.meta_bytes,
+			 st.promotions, st.promoted_bytes, st.promotion_failures,
 			 atomic64_read(&gb_store_maint_runs),
 			 atomic64_read(&gb_store_reclaim_walks),
 			 atomic64_read(&gb_store_evict_scanned));

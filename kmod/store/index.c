@@ -128,6 +128,9 @@ void gb_store_unlink(struct gb_obj *obj, bool from_ht)
 	atomic64_dec(&gb_store_items);
 	atomic64_sub(obj->len, &gb_store_bytes);
 	atomic_inc(&gb_gen);
+	/* the promotion queue gives it back now, not when its turn comes */
+	if (test_bit(GB_PROMO_QUEUED, &priv->pflags))
+		gb_store_promote_kick();
 	gb_obj_put(obj);
 }
 
@@ -203,6 +206,7 @@ static void gb_obj_bump(struct gb_obj *obj)
 
 	if (!READ_ONCE(priv->visited))
 		WRITE_ONCE(priv->visited, true);
+	gb_store_promote_note(obj);
 	if (!READ_ONCE(priv->fetched)) {
 		WRITE_ONCE(priv->fetched, true);
 		return;
@@ -435,6 +439,69 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 	atomic_inc(&gb_gen);
 	gb_stat_inc(GB_ST_TOTAL_ITEMS);
 	return 0;
+}
+
+/**
+ * gb_store_promote_link - publish a promotion copy in place of @old
+ * @obj: unpublished copy of @old (gb_obj_alloc_promo()); the caller's
+ *       reference is consumed
+ * @old: referenced object the copy was made of
+ *
+ * Only while the key still maps to @old: a SET, delete, eviction or
+ * expiry since the copy was made wins and the copy is dropped. The meta
+ * state that changes in place (exptime, CAS, stale and win bits) changes
+ * under the key's meta lock or gb_store_wlock: both are held while it is
+ * copied and the copy swapped in, so nothing done to @old is lost. The
+ * copy takes @old's id, CAS, commit time and place on the CLOCK list: a
+ * dump reports the key once, a gets/cas pair across the promotion still
+ * matches, and the counters of items and bytes do not change. @old is
+ * unlinked like a replaced object: its pages stay until its last reader
+ * is gone. Process context, no store lock held.
+ *
+ * Return: 0 when published, -EAGAIN when @old was no longer the key's
+ * object, or -errno.
+ */
+int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old)
+{
+	struct gb_key k = { .key = old->key, .klen = old->klen };
+	struct gb_obj_priv *priv = obj->priv, *opriv = old->priv;
+	int err = -EAGAIN;
+
+	gb_store_meta_lock(old->key, old->klen);
+	mutex_lock(&gb_store_wlock);
+	if (!opriv->linked || gb_obj_dead(old, gb_now()) ||
+	    rhashtable_lookup_fast(&gb_store_ht, &k, gb_store_ht_params) != old)
+		goto out;
+	obj->exptime = READ_ONCE(old->exptime);
+	obj->cas = READ_ONCE(old->cas);
+	priv->stime = opriv->stime;
+	priv->atime = READ_ONCE(opriv->atime);
+	priv->fetched = READ_ONCE(opriv->fetched);
+	priv->visited = READ_ONCE(opriv->visited);
+	priv->mstate = READ_ONCE(opriv->mstate);
+	priv->id = opriv->id;
+	/* the slot exists: replacing its entry allocates nothing */
+	err = xa_err(xa_store(&gb_store_ids, priv->id, obj, GFP_KERNEL));
+	if (err)
+		goto out;
+	err = rhashtable_replace_fast(&gb_store_ht, &old->node, &obj->node,
+				      gb_store_ht_params);
+	if (err) {
+		xa_store(&gb_store_ids, priv->id, old, GFP_KERNEL);
+		goto out;
+	}
+	list_replace_init(&opriv->lru, &priv->lru);
+	priv->linked = true;
+	opriv->linked = false;
+	atomic_inc(&gb_gen);
+	/* the index's reference to @old; @obj's is the index's now */
+	gb_obj_put(old);
+	obj = NULL;
+out:
+	mutex_unlock(&gb_store_wlock);
+	gb_store_meta_unlock(old->key, old->klen);
+	gb_obj_put(obj);
+	return err;
 }
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Goblin Store: NUMA placement of heads, and the settings that go with the
- * head memory (mlock, promotion).
+ * Goblin Store: NUMA placement of heads, and the mlock setting of the head
+ * memory (promotion is kmod/store/promote.c).
  *
  * Placement (Documentation/numa.rst): every object's head pages come from
  * the pool of one node chosen here when the object is built:
@@ -91,7 +91,9 @@ void gb_store_get_numa(struct gb_store_numa *nc)
  *          must be online)
  * @extack: receives the reason of a refusal
  *
- * Objects already stored stay where they are. Process context.
+ * Objects already stored stay where they are until promotion moves them
+ * (kmod/store/promote.c), whose queue is emptied: what was queued was
+ * wanted on another node. Process context.
  *
  * Return: 0, -EINVAL or -ERANGE.
  */
@@ -109,6 +111,7 @@ int gb_store_set_numa(const struct gb_store_numa *nc,
 	}
 	WRITE_ONCE(gb_numa_word,
 		   (u32)nc->policy << GB_NUMA_NODE_BITS | nc->node);
+	gb_store_promote_policy_changed();
 	return 0;
 }
 
@@ -133,6 +136,7 @@ void gb_store_node_usage(int nid, struct gb_store_node_usage *nu, bool walk)
 	nu->blocks = ns.blocks;
 	nu->blocks_huge = ns.blocks_huge;
 	nu->blocks_small = ns.blocks - ns.blocks_huge;
+	nu->promoted = gb_store_promote_node_in(nid);
 	if (nid >= 0 && nid < MAX_NUMNODES)
 		nu->objects = max_t(long, atomic_long_read(&gb_numa_objs[nid]), 0);
 }
@@ -161,29 +165,6 @@ int gb_store_set_mlock(bool on, struct netlink_ext_ack *extack)
 bool gb_store_get_mlock(void)
 {
 	return true;
-}
-
-/**
- * gb_store_set_promotion - hits after which a tail comes back to RAM
- * @hits:   wanted setting, 0 = never
- * @extack: receives the reason of a refusal
- *
- * Promotion is not implemented: only 0 is accepted.
- *
- * Return: 0 or -EOPNOTSUPP.
- */
-int gb_store_set_promotion(u32 hits, struct netlink_ext_ack *extack)
-{
-	if (!hits)
-		return 0;
-	NL_SET_ERR_MSG(extack,
-		       "promotion: not implemented (only 0, never, is accepted)");
-	return -EOPNOTSUPP;
-}
-
-u32 gb_store_get_promotion(void)
-{
-	return 0;
 }
 
 void gb_store_numa_init(void)

@@ -320,16 +320,133 @@ struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
 	priv->head_len = head_len;
 	priv->nr_pages = nr;
 	INIT_LIST_HEAD(&priv->lru);
+	INIT_LIST_HEAD(&priv->pnode);
+	node = gb_store_pick_node(node);
+	priv->want = node >= 0 ? node : -1;
 
 	err = gb_obj_charge(priv, ssd);
 	if (!err)
-		err = gb_obj_alloc_pages(priv, gb_store_pick_node(node));
+		err = gb_obj_alloc_pages(priv, node);
 	if (!err && ssd)
 		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
 	gb_ssd_put(ssd);
 	if (err) {
 		gb_obj_put(obj);
 		return ERR_PTR(err);
+	}
+	return obj;
+}
+
+/* At most this many evictions make room for one promotion copy. */
+#define GB_PROMO_EVICT	2
+
+/*
+ * Budget and pages of @node for a promotion copy: at most GB_PROMO_EVICT
+ * evictions in all, only while @room(@node, pages) says that the node can
+ * take the pages, and never a page of another node.
+ */
+static int gb_obj_promo_pages(struct gb_obj_priv *priv, int node,
+			      bool (*room)(int node, u32 nr))
+{
+	u64 limit = READ_ONCE(gb_store_cfg.memory);
+	u32 nr = priv->nr_pages, i = 0, n;
+	int evictions = 0, err;
+
+	priv->meta = gb_obj_meta_size(nr, false);
+	gb_pool_meta_add(priv->meta);
+	atomic64_add((u64)nr << PAGE_SHIFT, &gb_store_head_bytes);
+	while (gb_ram_used() > limit) {
+		if (evictions >= GB_PROMO_EVICT || !room(node, nr) ||
+		    !gb_store_evict_one(GB_NEED_ANY))
+			return -ENOMEM;
+		evictions++;
+	}
+	for (;;) {
+		err = gb_pool_alloc_node_n(node, &priv->pages[i], nr - i, priv,
+					   &n);
+		i += n;
+		if (err != -ENOMEM)
+			break;
+		if (evictions >= GB_PROMO_EVICT || !room(node, nr - i) ||
+		    !gb_store_evict_one(GB_NEED_PAGES))
+			return -ENOMEM;
+		evictions++;
+	}
+	if (err)
+		return err;
+	priv->nid = page_to_nid(gb_hpage_page(&priv->pages[0])) + 1;
+	gb_store_numa_obj_add(priv->nid - 1, 1);
+	/* a block of the node's pool may hold pages of another node */
+	for (i = 0; i < nr; i++)
+		if (page_to_nid(gb_hpage_page(&priv->pages[i])) != node)
+			return -EXDEV;
+	return 0;
+}
+
+/**
+ * gb_obj_alloc_promo - a copy of @old with its heads on @node
+ * @old:  referenced object without a tail
+ * @node: NUMA node
+ * @room: whether @node has free memory for a number of pages (evicting
+ *        for the copy only helps then)
+ *
+ * The copy has @old's key, value, flags, expiry and CRC; the state that
+ * changes in place (CAS, expiry, access and meta state) is taken again
+ * when it is published (gb_store_promote_link()). Process context.
+ *
+ * Return: the unpublished copy with one reference, or an ERR_PTR:
+ * -ENOMEM (no room on @node within the evictions allowed), -EXDEV (the
+ * node's pool gave pages of another node), -EINVAL (@old has a tail).
+ */
+struct gb_obj *gb_obj_alloc_promo(struct gb_obj *old, int node,
+				  bool (*room)(int node, u32 nr))
+{
+	struct gb_obj_priv *opriv = old->priv, *priv;
+	u32 nr = opriv->nr_pages, i;
+	struct gb_obj *obj;
+	int err;
+
+	if (opriv->tail || !nr || opriv->head_len != old->len)
+		return ERR_PTR(-EINVAL);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	priv = kvzalloc(struct_size(priv, pages, nr), GFP_KERNEL);
+	if (!obj || !priv) {
+		kfree(obj);
+		kvfree(priv);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&obj->ref, 1);
+	obj->len = old->len;
+	obj->flags = old->flags;
+	obj->exptime = READ_ONCE(old->exptime);
+	obj->crc = old->crc;
+	obj->has_crc = old->has_crc;
+	obj->priv = priv;
+	obj->klen = old->klen;
+	memcpy(obj->key, old->key, old->klen);
+	priv->obj = obj;
+	priv->head_len = opriv->head_len;
+	priv->nr_pages = nr;
+	priv->want = node;
+	INIT_LIST_HEAD(&priv->lru);
+	INIT_LIST_HEAD(&priv->pnode);
+
+	err = gb_obj_promo_pages(priv, node, room);
+	if (err) {
+		gb_obj_put(obj);
+		return ERR_PTR(err);
+	}
+	/* the value never changes once published: copy it page by page */
+	for (i = 0; i < nr; i++) {
+		u32 n = min_t(u64, PAGE_SIZE,
+			      priv->head_len - ((u64)i << PAGE_SHIFT));
+		void *src = kmap_local_page(gb_hpage_page(&opriv->pages[i]));
+		void *dst = kmap_local_page(gb_hpage_page(&priv->pages[i]));
+
+		memcpy(dst, src, n);
+		kunmap_local(dst);
+		kunmap_local(src);
+		cond_resched();
 	}
 	return obj;
 }

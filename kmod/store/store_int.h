@@ -62,6 +62,14 @@
  * @bad:       the tail failed (read or writeback error): never served again
  * @reaping:   queued on gb_store_reap_list (a lookup found it dead)
  * @reap_node: entry on gb_store_reap_list
+ * @want:      node placement wanted for the heads when the object was
+ *             built, -1 for none (interleave)
+ * @phits:     reads, halved every GB_PROMO_DECAY seconds (promotion)
+ * @pstamp:    ktime_get_seconds() when @phits was last halved
+ * @pnext:     jiffies before which a failed promotion is not retried
+ * @pfails:    promotions of the object that failed in a row
+ * @pflags:    GB_PROMO_QUEUED
+ * @pnode:     entry on the promotion queue (under gb_promo_lock)
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
  * @free_work: deferred tail deletion
@@ -85,12 +93,24 @@ struct gb_obj_priv {
 	int bad;
 	atomic_t reaping;
 	struct llist_node reap_node;
+	int want;
+	u32 phits;
+	u32 pstamp;
+	unsigned long pnext;
+	u32 pfails;
+	unsigned long pflags;
+	struct list_head pnode;
 	struct gb_tail *tail;
 	u64 tail_acct;
 	struct work_struct free_work;
 	struct rcu_head rcu;
 	struct gb_obj *obj;
 	struct gb_hpage pages[];
+};
+
+/* bits of gb_obj_priv.pflags */
+enum {
+	GB_PROMO_QUEUED,	/* on the promotion queue or being promoted */
 };
 
 /* bits of gb_obj_priv.mstate */
@@ -123,6 +143,15 @@ int gb_store_pick_node(int dev_node);
 void gb_store_numa_obj_add(int nid, long delta);
 void gb_store_numa_init(void);
 
+/* promote.c: NUMA promotion of read objects */
+void gb_store_promote_note(struct gb_obj *obj);
+void gb_store_promote_init(void);
+void gb_store_promote_exit(void);
+void gb_store_promote_policy_changed(void);
+void gb_store_promote_dbg_delay(unsigned int ms);
+u64 gb_store_promote_node_in(int nid);
+void gb_store_promote_kick(void);
+
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;
 extern struct rhashtable gb_store_ht;
@@ -140,10 +169,13 @@ void gb_store_unlink_dead(struct gb_obj *obj, s64 now);
 void gb_store_reap(void);
 void gb_store_reap_work_fn(struct work_struct *work);
 void gb_store_rmw_init(void);
+int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old);
 
 /* object.c: objects and their pages (API in kmod/store.h) */
 int gb_obj_crc_check(struct gb_obj *obj);
 int gb_obj_seal_fail_next(int err);
+struct gb_obj *gb_obj_alloc_promo(struct gb_obj *old, int node,
+				  bool (*room)(int node, u32 nr));
 int gb_obj_copy_crc(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 		    u64 src_off, u64 len, u32 *run, u32 *own);
 

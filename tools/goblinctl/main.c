@@ -45,8 +45,9 @@ static const char usage_text[] =
 	"usage: goblinctl [-j] [-p] [-b FILE] COMMAND [ARGS]\n"
 	"\n"
 	"  store show | store set NAME VALUE...   memory block ram-head item-max\n"
-	"                                         ssd-dir ssd-max promotion mlock\n"
-	"                                         cores cpus rdma-max-conns crc\n"
+	"                                         ssd-dir ssd-max promotion\n"
+	"                                         promotion-rate mlock cores cpus\n"
+	"                                         rdma-max-conns crc\n"
 	"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
 	"                                [idle-timeout S] [write-timeout S]\n"
 	"                                [header-timeout S]\n"
@@ -88,8 +89,8 @@ static const struct {
 } commands[] = {
 	{ "store", cmd_store,
 	  "store show | store set NAME VALUE [NAME VALUE]...\n"
-	  "  NAME: memory block ram-head item-max ssd-dir ssd-max promotion mlock\n"
-	  "        cores cpus rdma-max-conns crc" },
+	  "  NAME: memory block ram-head item-max ssd-dir ssd-max promotion\n"
+	  "        promotion-rate mlock cores cpus rdma-max-conns crc" },
 	{ "listener", cmd_listener,
 	  LISTENER_ADD_USAGE "\n       " LISTENER_DEL_USAGE
 	  "\n       listener show [KIND]\n  KIND: memcache rdma http" },

@@ -38,6 +38,7 @@ static const char *const attr_names[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_ITEM_MAX] = "item_max",
 	[GOBLIN_A_CRC] = "crc",
 	[GOBLIN_A_CPUS] = "cpus",
+	[GOBLIN_A_PROMOTION_RATE] = "promotion_rate",
 	[GOBLIN_A_HEADER_TIMEOUT] = "header_timeout",
 	[GOBLIN_A_KEY] = "key",
 	[GOBLIN_A_PREFIX] = "prefix",

@@ -45,13 +45,14 @@ static int parse_numa(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 			get_u64(nt[GOBLIN_NODE_A_BLOCKS_SMALL]));
 		rec_u64(r, "objects", get_u64(nt[GOBLIN_NODE_A_OBJECTS]));
 		rec_u64(r, "remote", get_u64(nt[GOBLIN_NODE_A_REMOTE]));
+		rec_u64(r, "promoted", get_u64(nt[GOBLIN_NODE_A_PROMOTED]));
 	}
 	return NL_OK;
 }
 
 static const char *const node_cols[] = {
 	"id", "cpus", "mem_total", "mem_free", "head_bytes", "objects",
-	"remote", "blocks", "blocks_huge", "blocks_small", NULL
+	"remote", "promoted", "blocks", "blocks_huge", "blocks_small", NULL
 };
 
 static void get_numa(struct numa_reply *nr)

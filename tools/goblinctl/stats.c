@@ -75,6 +75,9 @@ static const char *const stats_names[GOBLIN_STATS_A_MAX + 1] = {
 	[GOBLIN_STATS_A_HTTP_VALUE_BYTES_IN] = "http_value_bytes_in",
 	[GOBLIN_STATS_A_HTTP_VALUE_BYTES_OUT] = "http_value_bytes_out",
 	[GOBLIN_STATS_A_HTTP_REJECTED] = "http_rejected",
+	[GOBLIN_STATS_A_PROMOTIONS] = "promotions",
+	[GOBLIN_STATS_A_PROMOTED_BYTES] = "promoted_bytes",
+	[GOBLIN_STATS_A_PROMOTION_FAILURES] = "promotion_failures",
 };
 
 /*

@@ -22,6 +22,7 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 					     : "all");
 	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	rec_bool(r, "crc", tb[GOBLIN_A_CRC] && nla_get_u8(tb[GOBLIN_A_CRC]));
+	rec_size(r, "promotion_rate", get_u32(tb[GOBLIN_A_PROMOTION_RATE]));
 	return NL_OK;
 }
 
@@ -81,9 +82,13 @@ static int store_set(int argc, char **argv)
 			err = nla_put_u8(msg, GOBLIN_A_CRC, arg_bool(k, v));
 		else if (!strcmp(k, "cpus"))
 			err = nla_put_string(msg, GOBLIN_A_CPUS, v);
+		else if (!strcmp(k, "promotion-rate") ||
+			 !strcmp(k, "promotion_rate"))
+			err = nla_put_u32(msg, GOBLIN_A_PROMOTION_RATE,
+					  arg_size(k, v, UINT32_MAX));
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, mlock, cores, cpus, rdma-max-conns, crc");
+				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, promotion-rate, mlock, cores, cpus, rdma-max-conns, crc");
 		if (err)
 			die("request too large");
 	}

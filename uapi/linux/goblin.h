@@ -19,7 +19,7 @@
  *   VERSION_GET        do     -> VERSION
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
- *                                ITEM_MAX CRC CPUS
+ *                                ITEM_MAX CRC CPUS PROMOTION_RATE
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -52,7 +52,7 @@
  *                             applies to objects stored from then on
  *
  * STORE_SET refuses settings the module does not implement with
- * EOPNOTSUPP and an extack message: PROMOTION other than 0, MLOCK 0.
+ * EOPNOTSUPP and an extack message: MLOCK 0.
  * CPUS that is no CPU list, empty, or names an offline CPU, and CORES
  * above the online CPUs of CPUS, are refused with EINVAL / ERANGE.
  *
@@ -154,9 +154,15 @@ enum goblin_attr {
 	GOBLIN_A_RAM_HEAD,		/* u32 bytes of each value kept in RAM */
 	GOBLIN_A_SSD_DIR,		/* string, "" = no SSD tier */
 	GOBLIN_A_SSD_MAX,		/* u64 bytes, SSD budget (0 = auto) */
-	GOBLIN_A_PROMOTION,		/* u32 hits before a tail is promoted
-					 * back to RAM, 0 = never (the only
-					 * value accepted: not implemented)
+	GOBLIN_A_PROMOTION,		/* u32 0..1000, NUMA promotion: reads
+					 * (the count halves every 10 s)
+					 * after which an object whose heads
+					 * are on another node than placement
+					 * wants is moved there in the
+					 * background; 0 = off (default).
+					 * PROMOTION_RATE bounds the bytes/s.
+					 * Objects with an SSD tail are not
+					 * promoted.
 					 */
 	GOBLIN_A_MLOCK,			/* u8 0/1: keep heads unswappable
 					 * (always 1; 0 is refused)
@@ -239,6 +245,11 @@ enum goblin_attr {
 					 * ran its work (absent before any)
 					 */
 	GOBLIN_A_CPU_NODE,		/* u32, connection: the node of CPU */
+	GOBLIN_A_PROMOTION_RATE,	/* u32 bytes/s, at least 4096: NUMA
+					 * promotion moves at most this many
+					 * value bytes per second (default
+					 * 16 MiB)
+					 */
 
 	__GOBLIN_A_MAX,
 	GOBLIN_A_MAX = __GOBLIN_A_MAX - 1
@@ -324,6 +335,11 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_HTTP_VALUE_BYTES_IN,	/* PUT value bytes */
 	GOBLIN_STATS_A_HTTP_VALUE_BYTES_OUT,	/* GET value bytes */
 	GOBLIN_STATS_A_HTTP_REJECTED,	/* refused for max_conns */
+	GOBLIN_STATS_A_PROMOTIONS,	/* objects moved by NUMA promotion */
+	GOBLIN_STATS_A_PROMOTED_BYTES,	/* their value bytes */
+	GOBLIN_STATS_A_PROMOTION_FAILURES,	/* copies that could not be
+						 * made (no room on the node)
+						 */
 
 	__GOBLIN_STATS_A_MAX,
 	GOBLIN_STATS_A_MAX = __GOBLIN_STATS_A_MAX - 1
@@ -351,6 +367,9 @@ enum goblin_node_attr {
 					 */
 	GOBLIN_NODE_A_BLOCKS_HUGE,	/* u64 of BLOCKS: huge pages only */
 	GOBLIN_NODE_A_BLOCKS_SMALL,	/* u64 of BLOCKS: some order-0 pages */
+	GOBLIN_NODE_A_PROMOTED,		/* u64 objects NUMA promotion moved
+					 * to the node (total since load)
+					 */
 
 	__GOBLIN_NODE_A_MAX,
 	GOBLIN_NODE_A_MAX = __GOBLIN_NODE_A_MAX - 1
