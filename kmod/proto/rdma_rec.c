@@ -406,7 +406,11 @@ enum gb_rdma_reject_reason gb_rdma_connect_parse(const void *priv, size_t len,
 	if (!(geom->flags & GB_RDMA_CONNECT_FOLD))
 		return geom->record_size ? GB_RDMA_REJ_VERSION :
 					   GB_RDMA_REJ_NONE;
-	if (geom->record_size < GB_RDMA_RECORD_SIZE ||
+	/*
+	 * Above GB_RDMA_RECORD_SIZE: a grant of exactly that size would tell
+	 * gb_rdma_resp_parse() that nothing is folded.
+	 */
+	if (geom->record_size < GB_RDMA_FOLD_RECORD_MIN ||
 	    geom->record_size > GB_RDMA_FOLD_RECORD_CAP ||
 	    geom->record_size % 64)
 		return GB_RDMA_REJ_RECORD;

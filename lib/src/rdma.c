@@ -1560,7 +1560,8 @@ static int rd_accepted(struct gb_rdma *r, const struct rdma_cm_event *ev,
 	fold = r->fold_on && (gbr_le16(a.flags) & GB_RDMA_CONNECT_FOLD);
 	if (gbr_le32(a.magic) != GB_RDMA_MAGIC ||
 	    gbr_le16(a.version) != GB_RDMA_VERSION ||
-	    (fold ? rs < RD_REC || rs > r->rec_size : rs != RD_REC) ||
+	    (fold ? rs < GB_RDMA_FOLD_RECORD_MIN || rs > r->rec_size :
+		    rs != RD_REC) ||
 	    gbr_le32(a.window_size) != r->win_size ||
 	    !gbr_le16(a.windows) || gbr_le16(a.windows) > r->win_count ||
 	    !gbr_le16(a.credits) || !gbr_le16(a.max_keys)) {
@@ -1622,7 +1623,7 @@ static int rd_rejected(const struct rdma_cm_event *ev, char *err,
  * Receive buffer size to ask for with GB_RDMA_CONNECT_FOLD (3.2):
  * GOBLIN_RDMA_FOLD=0 turns folding off (protocol 3.1 as before),
  * GOBLIN_RDMA_FOLD=SIZE asks for SIZE-byte records (a multiple of 64 in
- * [512, 65536], passed on unchecked so tests can offer any size), unset:
+ * [576, 65536], passed on unchecked so tests can offer any size), unset:
  * RD_FOLD_REC. Return: the size, or 0 for no folding.
  */
 static uint32_t rd_fold_size(void)

@@ -278,7 +278,7 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
 		return "reject reason the parser cannot give";
 	if (reason == GB_RDMA_REJ_RECORD &&
 	    (!(geom->flags & GB_RDMA_CONNECT_FOLD) ||
-	     (geom->record_size >= GB_RDMA_RECORD_SIZE &&
+	     (geom->record_size >= GB_RDMA_FOLD_RECORD_MIN &&
 	      geom->record_size <= GB_RDMA_FOLD_RECORD_CAP &&
 	      geom->record_size % 64 == 0)))
 		return "record size refused without cause";
@@ -304,7 +304,7 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
 	if (geom->flags & ~GB_RDMA_CONNECT_FLAGS)
 		return "accepted connect flags of no known revision";
 	if ((geom->flags & GB_RDMA_CONNECT_FOLD) ?
-	    geom->record_size < GB_RDMA_RECORD_SIZE ||
+	    geom->record_size < GB_RDMA_FOLD_RECORD_MIN ||
 	    geom->record_size > GB_RDMA_FOLD_RECORD_CAP ||
 	    geom->record_size % 64 : geom->record_size != 0)
 		return "accepted record size out of range";

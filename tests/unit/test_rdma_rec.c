@@ -956,10 +956,10 @@ static void t_connect_credits_reserved(void)
 		if ((1u << i) == GB_RDMA_CONNECT_FOLD) {
 			/* 3.2 needs a record size: 0 is refused */
 			CHECK(conn_parse() == GB_RDMA_REJ_RECORD);
-			put32(cd + 20, GB_RDMA_RECORD_SIZE);
+			put32(cd + 20, GB_RDMA_FOLD_RECORD_MIN);
 			CHECK(conn_parse() == GB_RDMA_REJ_NONE);
 			CHECK(geom.flags == 1u << i &&
-			      geom.record_size == GB_RDMA_RECORD_SIZE);
+			      geom.record_size == GB_RDMA_FOLD_RECORD_MIN);
 		} else if ((1u << i) & GB_RDMA_CONNECT_FLAGS) {
 			CHECK(conn_parse() == GB_RDMA_REJ_NONE);
 			CHECK(geom.flags == 1u << i);
@@ -1057,7 +1057,7 @@ static void t_connect_record(void)
 		uint32_t size;
 		int ok;
 	} tc[] = {
-		{ 0, 0 }, { 64, 0 }, { 448, 0 }, { 511, 0 }, { 512, 1 },
+		{ 0, 0 }, { 64, 0 }, { 448, 0 }, { 511, 0 }, { 512, 0 },
 		{ 513, 0 }, { 576, 1 }, { 4096, 1 }, { 4097, 0 },
 		{ 65536, 1 }, { 65600, 0 }, { 1u << 20, 0 }, { ~0U, 0 },
 		{ ~0U - 63, 0 },

@@ -149,7 +149,7 @@
  * 8. Folded GET responses and inline values (revision 3.2)
  *
  *    A client that sets GB_RDMA_CONNECT_FOLD says in connect.record_size
- *    how large its receive buffers are: GB_RDMA_RECORD_SIZE up to
+ *    how large its receive buffers are: GB_RDMA_FOLD_RECORD_MIN up to
  *    GB_RDMA_FOLD_RECORD_CAP, a multiple of 64 (else the connect is
  *    rejected with GB_RDMA_REJ_RECORD, detail = the size asked for). The
  *    server grants min(record_size, GB_RDMA_FOLD_RECORD_MAX) in
@@ -191,6 +191,7 @@
 #define GB_RDMA_CONNECT_SIZE	56
 #define GB_RDMA_FOLD_RECORD_MAX	4096	/* most a server grants (3.2) */
 #define GB_RDMA_FOLD_RECORD_CAP	65536	/* most a client may ask for */
+#define GB_RDMA_FOLD_RECORD_MIN	576	/* least: room for an inline byte */
 #define GB_RDMA_KEY_MAX		250
 #define GB_RDMA_MAX_WINDOWS	64
 #define GB_RDMA_WINDOW_MIN	4096U
