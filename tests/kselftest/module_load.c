@@ -29,9 +29,13 @@
 #define SUNRECL_TOL_KB	2048
 #define VMALLOC_TOL_KB	2048
 /*
- * "used" moves by -14..+18 MiB over 20 cycles with no leak (6.12 guest,
- * measured): a leaked 2 MiB block per cycle is 40 MiB, still caught.
- * Smaller leaks are for slab, SUnreclaim, vmalloc and kmemleak.
+ * "used" moves by -16..+19 MiB over 20 cycles with no leak (6.12 guest,
+ * measured with the modules of 410fdef and ade56ce alike), and CI saw
+ * +36 MiB once: pages freed to the per-CPU lists and the lazily folded
+ * vmstat counters. A leaked 2 MiB block per cycle is 40 MiB every round,
+ * so "used" fails only when a second round of CYCLES grows past the
+ * tolerance too; noise does not repeat like that. Smaller leaks are for
+ * slab, SUnreclaim, vmalloc and kmemleak.
  */
 #define USED_TOL_KB	(32 * 1024)
 
@@ -172,16 +176,12 @@ FIXTURE_TEARDOWN(mod)
 	close(self->kmsg);
 }
 
-TEST_F_TIMEOUT(mod, cycles, 1200)
+/* @n unload/load cycles, the module exercised after each load. */
+static void cycle(struct __test_metadata *_metadata, int n)
 {
-	struct gb_mem before, after;
-	long long slab_tol;
-	long sunrecl_tol;
 	int i, ret;
 
-	for (i = 0; i < WARMUP + CYCLES; i++) {
-		if (i == WARMUP)
-			gb_mem_snapshot(&before);
+	for (i = 0; i < n; i++) {
 		ret = gb_rmmod();
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d: rmmod: %s", i, strerror(-ret));
 		ASSERT_FALSE(gb_loaded()) TH_LOG("cycle %d: still in sysfs", i);
@@ -189,6 +189,17 @@ TEST_F_TIMEOUT(mod, cycles, 1200)
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d: insmod: %s", i, strerror(-ret));
 		exercise(_metadata);
 	}
+}
+
+TEST_F_TIMEOUT(mod, cycles, 1200)
+{
+	struct gb_mem before, after;
+	long long slab_tol;
+	long sunrecl_tol;
+
+	cycle(_metadata, WARMUP);
+	gb_mem_snapshot(&before);
+	cycle(_metadata, CYCLES);
 	/* Compare like with like: module loaded at both snapshots. */
 	gb_mem_snapshot(&after);
 
@@ -212,7 +223,14 @@ TEST_F_TIMEOUT(mod, cycles, 1200)
 	EXPECT_LT(after.slab_bytes - before.slab_bytes, slab_tol);
 	EXPECT_LT(after.sunreclaim - before.sunreclaim, sunrecl_tol);
 	EXPECT_LT(after.vmalloc - before.vmalloc, VMALLOC_TOL_KB);
-	EXPECT_LT(after.used - before.used, USED_TOL_KB);
+	if (after.used - before.used >= USED_TOL_KB) {
+		before = after;
+		cycle(_metadata, CYCLES);
+		gb_mem_snapshot(&after);
+		TH_LOG("second round: used %+ld KiB over %d cycles",
+		       after.used - before.used, CYCLES);
+		EXPECT_LT(after.used - before.used, USED_TOL_KB);
+	}
 	EXPECT_EQ(0, gb_kmsg_scan(self->kmsg));
 }
 
