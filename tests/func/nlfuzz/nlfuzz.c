@@ -156,6 +156,16 @@ static const uint8_t attr_type[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_BYTES_READ] = V_U64,
 	[GOBLIN_A_WINDOWS_IN_FLIGHT] = V_U32,
 	[GOBLIN_A_RDMA_ERRORS] = V_NEST,
+	[GOBLIN_A_MAX_PEER_CONNS] = V_U32,
+	[GOBLIN_A_RDMA_MAX_CONNS] = V_U32,
+	[GOBLIN_A_WRITE_TIMEOUT] = V_U32,
+	[GOBLIN_A_ITEM_MAX] = V_U32,
+	[GOBLIN_A_HEADER_TIMEOUT] = V_U32,
+	[GOBLIN_A_CRC] = V_U8,
+	[GOBLIN_A_CPUS] = V_STR,
+	[GOBLIN_A_CPU] = V_U32,
+	[GOBLIN_A_CPU_NODE] = V_U32,
+	[GOBLIN_A_PROMOTION_RATE] = V_U32,
 };
 
 /* Attributes of replies and events that are nests (checked recursively). */
@@ -193,7 +203,10 @@ static const struct cmd_desc cmds[GOBLIN_CMD_MAX + 1] = {
 		.name = "store-set", .kind = C_OP, .admin = true, .has_do = true,
 		.attrs = A(GOBLIN_A_MEMORY, GOBLIN_A_BLOCK, GOBLIN_A_RAM_HEAD,
 			   GOBLIN_A_SSD_DIR, GOBLIN_A_SSD_MAX,
-			   GOBLIN_A_PROMOTION, GOBLIN_A_MLOCK, GOBLIN_A_CORES),
+			   GOBLIN_A_PROMOTION, GOBLIN_A_MLOCK, GOBLIN_A_CORES,
+			   GOBLIN_A_RDMA_MAX_CONNS, GOBLIN_A_ITEM_MAX,
+			   GOBLIN_A_CRC, GOBLIN_A_CPUS,
+			   GOBLIN_A_PROMOTION_RATE),
 	},
 	[GOBLIN_CMD_STATS_GET] = {
 		.name = "stats-get", .kind = C_OP, .has_do = true,
@@ -203,7 +216,9 @@ static const struct cmd_desc cmds[GOBLIN_CMD_MAX + 1] = {
 		.attrs = A(GOBLIN_A_LISTENER_KIND, GOBLIN_A_ADDR4,
 			   GOBLIN_A_ADDR6, GOBLIN_A_PORT, GOBLIN_A_WINDOW,
 			   GOBLIN_A_WINDOWS, GOBLIN_A_MAX_CONNS,
-			   GOBLIN_A_IDLE_TIMEOUT, GOBLIN_A_CREDITS),
+			   GOBLIN_A_IDLE_TIMEOUT, GOBLIN_A_CREDITS,
+			   GOBLIN_A_MAX_PEER_CONNS, GOBLIN_A_WRITE_TIMEOUT,
+			   GOBLIN_A_HEADER_TIMEOUT),
 		.need = A(GOBLIN_A_LISTENER_KIND, GOBLIN_A_ADDR4,
 			  GOBLIN_A_PORT),
 	},
@@ -501,6 +516,41 @@ static void v_ssd_dir(char *s, size_t size)
 	}
 }
 
+/*
+ * CPU lists: valid ones for a 2-CPU guest, offline and absurd CPUs, bad
+ * syntax, and lists as long as the attribute allows or one longer.
+ */
+static void v_cpus(char *s, size_t size)
+{
+	static const char *const v[] = {
+		"all", "0", "1", "0-1", "0,1", "1-0", "2", "4095", "4096",
+		"0-4095", "0-1:1/2", "0-1:0/2", "", " ", "-", "0-", "-1", ",",
+		"0,,1", "all,0", "ALL", "0x1", "99999999999999999999",
+		"0-1:2/1",
+	};
+	size_t n, i;
+
+	switch (rnd(6)) {
+	case 0:		/* "0,0,0,..." up to the limit (GOBLIN_CPUS_MAX) */
+		n = GOBLIN_CPUS_MAX - 1 - rnd(2) + rnd(3);
+		if (n > size - 1)
+			n = size - 1;
+		for (i = 0; i < n; i++)
+			s[i] = i % 2 ? ',' : '0';
+		s[n] = '\0';
+		break;
+	case 1:		/* digits and separators */
+		n = rnd(24);
+		for (i = 0; i < n && i < size - 1; i++)
+			s[i] = "0123456789,-:/ "[rnd(15)];
+		s[i] = '\0';
+		break;
+	default:
+		snprintf(s, size, "%s", v[IDX(v)]);
+		break;
+	}
+}
+
 /* Keys of objects the suite stored: "nlfuzz:0" .. "nlfuzz:15". */
 static size_t v_key(uint8_t *k, size_t size, bool prefix)
 {
@@ -599,6 +649,7 @@ static void put_value(struct msg *m, uint16_t type)
 {
 	uint8_t buf[320];
 	char dir[GOBLIN_PATH_MAX + 8];
+	char cpus[GOBLIN_CPUS_MAX + 8];
 	size_t n;
 
 	if (one_in(12)) {	/* wrong size */
@@ -658,7 +709,29 @@ static void put_value(struct msg *m, uint16_t type)
 		put_u32(m, type, V_SMALL(0, 1, 2, 16, 64, 65, UINT32_MAX));
 		break;
 	case GOBLIN_A_MAX_CONNS:
+	case GOBLIN_A_MAX_PEER_CONNS:
+	case GOBLIN_A_RDMA_MAX_CONNS:
 		put_u32(m, type, V_SMALL(0, 1, 2, 1048576, 1048577));
+		break;
+	case GOBLIN_A_WRITE_TIMEOUT:
+	case GOBLIN_A_HEADER_TIMEOUT:
+		put_u32(m, type, V_SMALL(0, 1, 604800, 604801, UINT32_MAX));
+		break;
+	case GOBLIN_A_ITEM_MAX:
+		put_u32(m, type, V_SMALL(0, 1023, 1024, 1048576, 16777216,
+					 16777217, UINT32_MAX));
+		break;
+	case GOBLIN_A_CRC:
+		put_u8(m, type, V_SMALL(0, 1, 2, 255));
+		break;
+	case GOBLIN_A_CPUS:
+		v_cpus(cpus, sizeof(cpus));
+		n = strlen(cpus);
+		put_attr(m, type, cpus, n + !one_in(16));
+		break;
+	case GOBLIN_A_PROMOTION_RATE:
+		put_u32(m, type, V_SMALL(0, 1, 4095, 4096, 16 << 20,
+					 UINT32_MAX));
 		break;
 	case GOBLIN_A_IDLE_TIMEOUT:
 		put_u32(m, type, V_SMALL(0, 1, 604800, 604801, UINT32_MAX));
@@ -674,7 +747,8 @@ static void put_value(struct msg *m, uint16_t type)
 	case GOBLIN_A_NUMA_POLICY:
 		put_u8(m, type, V_SMALL(GOBLIN_NUMA_LOCAL,
 					GOBLIN_NUMA_INTERLEAVE,
-					GOBLIN_NUMA_BIND, 3, 255));
+					GOBLIN_NUMA_BIND, GOBLIN_NUMA_DEVICE,
+					GOBLIN_NUMA_DEVICE + 1, 255));
 		break;
 	case GOBLIN_A_NUMA_NODE:
 		put_u32(m, type, V_SMALL(0, 0, 1, 2, 63, 64, 1023, 1024,
@@ -759,6 +833,10 @@ static bool put_valid(struct msg *m, uint8_t cmd)
 			put_u32(m, GOBLIN_A_WINDOWS, 1 + rnd(64));
 			put_u32(m, GOBLIN_A_CREDITS, 4 + rnd(125));
 		}
+		if (kind == GOBLIN_LISTENER_RDMA && one_in(3))
+			put_u32(m, GOBLIN_A_MAX_PEER_CONNS, 1 + rnd(64));
+		if (kind == GOBLIN_LISTENER_MEMCACHE && one_in(3))
+			put_u32(m, GOBLIN_A_WRITE_TIMEOUT, 1 + rnd(3600));
 		return true;
 	case GOBLIN_CMD_STORE_SET:
 		if (one_in(2))
@@ -778,9 +856,20 @@ static bool put_valid(struct msg *m, uint8_t cmd)
 			put_u8(m, GOBLIN_A_MLOCK, rnd(2));
 		if (one_in(3))
 			put_u32(m, GOBLIN_A_CORES, rnd(3));
+		if (one_in(3))
+			put_u32(m, GOBLIN_A_RDMA_MAX_CONNS, 1 + rnd(2048));
+		if (one_in(3))
+			put_u32(m, GOBLIN_A_ITEM_MAX, 1024 << rnd(15));
+		if (one_in(3))
+			put_u8(m, GOBLIN_A_CRC, rnd(2));
+		if (one_in(3))
+			put_str(m, GOBLIN_A_CPUS, one_in(2) ? "all" :
+				one_in(2) ? "0" : "0-1");
+		if (one_in(3))
+			put_u32(m, GOBLIN_A_PROMOTION_RATE, 4096 + rnd(1 << 26));
 		return true;
 	case GOBLIN_CMD_NUMA_SET:
-		put_u8(m, GOBLIN_A_NUMA_POLICY, rnd(GOBLIN_NUMA_BIND + 1));
+		put_u8(m, GOBLIN_A_NUMA_POLICY, rnd(GOBLIN_NUMA_DEVICE + 1));
 		put_u32(m, GOBLIN_A_NUMA_NODE, 0);
 		return true;
 	case GOBLIN_CMD_OBJ_GET:
@@ -1232,8 +1321,10 @@ struct snap_listener {
 struct snap {
 	uint64_t memory, ssd_max;
 	uint32_t block, ram_head, promotion, cores;
-	uint8_t mlock;
+	uint32_t rdma_max_conns, item_max, promotion_rate;
+	uint8_t mlock, crc;
 	char ssd_dir[GOBLIN_PATH_MAX];
+	char cpus[GOBLIN_CPUS_MAX];
 	uint8_t numa_policy;
 	uint32_t numa_node;
 	unsigned int nl;
@@ -1276,9 +1367,18 @@ static void store_cb(const uint8_t *p, size_t len, void *arg)
 	s->promotion = get_uint(p, len, GOBLIN_A_PROMOTION);
 	s->mlock = get_uint(p, len, GOBLIN_A_MLOCK);
 	s->cores = get_uint(p, len, GOBLIN_A_CORES);
+	s->rdma_max_conns = get_uint(p, len, GOBLIN_A_RDMA_MAX_CONNS);
+	s->item_max = get_uint(p, len, GOBLIN_A_ITEM_MAX);
+	s->crc = get_uint(p, len, GOBLIN_A_CRC);
+	s->promotion_rate = get_uint(p, len, GOBLIN_A_PROMOTION_RATE);
 	d = attr_find(p, len, GOBLIN_A_SSD_DIR);
 	if (d)
 		snprintf(s->ssd_dir, sizeof(s->ssd_dir), "%.*s",
+			 (int)strnlen(NLA_DATA(d), NLA_LEN(d)),
+			 (const char *)NLA_DATA(d));
+	d = attr_find(p, len, GOBLIN_A_CPUS);
+	if (d)
+		snprintf(s->cpus, sizeof(s->cpus), "%.*s",
 			 (int)strnlen(NLA_DATA(d), NLA_LEN(d)),
 			 (const char *)NLA_DATA(d));
 	s->store_ok = true;
@@ -1409,12 +1509,23 @@ static bool snap_compare(const struct snap *a, const struct snap *b, bool ids)
 	same &= same_u64("promotion", a->promotion, b->promotion);
 	same &= same_u64("cores", a->cores, b->cores);
 	same &= same_u64("mlock", a->mlock, b->mlock);
+	same &= same_u64("rdma_max_conns", a->rdma_max_conns,
+			 b->rdma_max_conns);
+	same &= same_u64("item_max", a->item_max, b->item_max);
+	same &= same_u64("crc", a->crc, b->crc);
+	same &= same_u64("promotion_rate", a->promotion_rate,
+			 b->promotion_rate);
 	same &= same_u64("numa_policy", a->numa_policy, b->numa_policy);
 	same &= same_u64("numa_node", a->numa_node, b->numa_node);
 	same &= same_u64("listeners", a->nl, b->nl);
 	if (strcmp(a->ssd_dir, b->ssd_dir)) {
 		fprintf(stderr, "nlfuzz:   ssd_dir was \"%s\", now \"%s\"\n",
 			a->ssd_dir, b->ssd_dir);
+		same = false;
+	}
+	if (strcmp(a->cpus, b->cpus)) {
+		fprintf(stderr, "nlfuzz:   cpus was \"%s\", now \"%s\"\n",
+			a->cpus, b->cpus);
 		same = false;
 	}
 	for (i = 0; i < a->nl; i++) {
@@ -1498,6 +1609,17 @@ static int cmd_restore(const char *file)
 		put_u32(&m, GOBLIN_A_PROMOTION, want->promotion);
 		put_u8(&m, GOBLIN_A_MLOCK, want->mlock);
 		put_u32(&m, GOBLIN_A_CORES, want->cores);
+		if (want->rdma_max_conns)
+			put_u32(&m, GOBLIN_A_RDMA_MAX_CONNS,
+				want->rdma_max_conns);
+		if (want->item_max)
+			put_u32(&m, GOBLIN_A_ITEM_MAX, want->item_max);
+		put_u8(&m, GOBLIN_A_CRC, want->crc);
+		if (want->cpus[0])
+			put_str(&m, GOBLIN_A_CPUS, want->cpus);
+		if (want->promotion_rate)
+			put_u32(&m, GOBLIN_A_PROMOTION_RATE,
+				want->promotion_rate);
 		err = request(fd, &m, NULL, NULL);
 		if (err != -EBUSY)
 			break;
