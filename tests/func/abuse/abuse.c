@@ -33,7 +33,10 @@
  *	them; every failure counted by its error code, every hit checked
  *	whole. For rmmod and device removal under load, and fault injection.
  *	ABUSE_LD_OPS=N in the environment: each client reconnects after N
- *	operations; ABUSE_LD_TIMEOUT_MS: the I/O timeout (default 20 s).
+ *	operations; ABUSE_LD_TIMEOUT_MS: the I/O timeout (default 20 s);
+ *	ABUSE_LD_UNTIL_OP=S: if no operation succeeded in SECS, go on up to
+ *	S seconds more until one does (a phase whose faults refused every
+ *	slow connect still shows that the server serves once they stop).
  *
  * Exit status 0 when the server behaved; diagnostics go to stdout as TAP
  * comments ("# ...").
@@ -1623,6 +1626,19 @@ static void ld_child(int tr, unsigned int idx, size_t vmax, uint64_t seed,
 	_exit(0);
 }
 
+/* Has any of the @n clients done an operation that got an answer? */
+static bool ld_any_op(const struct ld_stats *st, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (__atomic_load_n(&st[i].sets, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&st[i].hits, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&st[i].misses, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 /*
  * abuse loader TR N TCP_HOST:PORT RDMA_HOST:PORT BIND VMAX SECONDS SEED
  *	N clients (TR tcp, rdma, or both: alternating) until SIGTERM or
@@ -1679,6 +1695,12 @@ static int cmd_loader(int argc, char **argv)
 	while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
 	       now() < end)
 		usleep(100000);
+	if (getenv("ABUSE_LD_UNTIL_OP")) {
+		end = now() + atoi(getenv("ABUSE_LD_UNTIL_OP"));
+		while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
+		       now() < end && !ld_any_op(st, n))
+			usleep(100000);
+	}
 	__atomic_store_n(ld_stop, 1, __ATOMIC_RELAXED);
 	/* a transfer or connect in progress ends within the I/O timeout */
 	end = now() + 90;
