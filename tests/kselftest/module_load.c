@@ -177,7 +177,7 @@ FIXTURE_TEARDOWN(mod)
 }
 
 /* @n unload/load cycles, the module exercised after each load. */
-static void cycle(struct __test_metadata *_metadata, int n)
+static void reload_n(struct __test_metadata *_metadata, int n)
 {
 	int i, ret;
 
@@ -197,9 +197,9 @@ TEST_F_TIMEOUT(mod, cycles, 1200)
 	long long slab_tol;
 	long sunrecl_tol;
 
-	cycle(_metadata, WARMUP);
+	reload_n(_metadata, WARMUP);
 	gb_mem_snapshot(&before);
-	cycle(_metadata, CYCLES);
+	reload_n(_metadata, CYCLES);
 	/* Compare like with like: module loaded at both snapshots. */
 	gb_mem_snapshot(&after);
 
@@ -225,7 +225,7 @@ TEST_F_TIMEOUT(mod, cycles, 1200)
 	EXPECT_LT(after.vmalloc - before.vmalloc, VMALLOC_TOL_KB);
 	if (after.used - before.used >= USED_TOL_KB) {
 		before = after;
-		cycle(_metadata, CYCLES);
+		reload_n(_metadata, CYCLES);
 		gb_mem_snapshot(&after);
 		TH_LOG("second round: used %+ld KiB over %d cycles",
 		       after.used - before.used, CYCLES);
