@@ -113,7 +113,7 @@ static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
  * before that page, as for any other page error: the value cannot be
  * completed and its header is out. A run ends before a page that cannot
  * be had, so that page is always the first of the next run: first page
- * or mid-run, an error is met, retried and closed on in the same way.
+ * or mid-run, an error takes the same course.
  */
 #define GB_FETCH_RETRIES	3
 #define GB_FETCH_RETRY_MS	10
