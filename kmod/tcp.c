@@ -188,7 +188,7 @@ struct gb_tcp_conn {
 
 	struct list_head out;
 	size_t out_bytes;
-	bool send_eagain;	/* the last send said -EAGAIN */
+	bool send_eagain;	/* the last send: -EAGAIN, or short */
 	unsigned int out_refs;	/* object references in out */
 	struct gb_out *mark;	/* sink mark: last entry then (NULL: none) */
 	u64 mark_len;		/* its length then */
@@ -1307,12 +1307,13 @@ static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 }
 
 /*
- * The last send said -EAGAIN and output waits here while the socket holds
- * none of it unacknowledged. A send that finds the socket buffer full is
- * resumed by the ACKs that empty it (gb_conn_write_space()), but
- * tcp_sendmsg() also says -EAGAIN when it cannot allocate an skb, and with
- * nothing in flight no ACK will come: the reply would wait for
- * write_timeout. The idle work retries such a connection once a second.
+ * The last send said -EAGAIN (or took only part) and output waits here
+ * while the socket holds none of it unacknowledged. A send that finds the
+ * socket buffer full is resumed by the ACKs that empty it
+ * (gb_conn_write_space()), but tcp_sendmsg() also stops (-EAGAIN, or
+ * short) when it cannot allocate an skb, and with nothing in flight no ACK
+ * will come: the reply would wait for write_timeout. The idle work retries
+ * such a connection once a second.
  * Caller holds gb_tcp_lock.
  */
 static bool gb_conn_send_stuck(struct gb_tcp_conn *c)
