@@ -68,10 +68,13 @@
  * drop its own right after the call; a page must not be rewritten until
  * its count drops: the pool's quarantine and the immutability of tail
  * pages see to that. Every page must pass sendpage_ok() (not slab, count
- * >= 1): MSG_SPLICE_PAGES fails such a page with -EIO and a warning,
- * kernel_sendpage() silently copies it. Head pages (alloc_pages),
- * page-cache pages and the bounce page of gb_tail_get_page() (alloc_page)
- * all pass.
+ * >= 1), and callers must never pass one that does not: MSG_SPLICE_PAGES
+ * fails such a page with -EIO and a warning, but 6.1's kernel_sendpage()
+ * only warns once (WARN_ONCE) and sends it zero-copy anyway (TCP rejects
+ * it only with CONFIG_DEBUG_VM), so the socket would reference memory
+ * that slab may reuse. The TCP transport checks every page before the
+ * call (gb_conn_send_run()). Head pages (alloc_pages), page-cache pages
+ * and the bounce page of gb_tail_get_page() (alloc_page) all pass.
  *
  * Without kernel_sendpage() (6.5+) the run is one sendmsg(MSG_SPLICE_PAGES)
  * over an ITER_BVEC. With it (6.1, whose TCP ignores MSG_SPLICE_PAGES and

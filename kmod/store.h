@@ -137,6 +137,8 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
  * lost), the call fails with -EIO or the read error and the store drops the
  * object from the index itself (later lookups miss; counted in
  * tail_io_errors / tail_wb_errors). Transports only fail their request.
+ * A transient error (gb_store_err_transient(): no memory, interrupted,
+ * try again) drops nothing: the same call may work when repeated.
  * Call without store locks held.
  *
  * gb_obj_get_page_id(): the same; tail reads are traced as part of the
@@ -145,6 +147,16 @@ int gb_obj_copy(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 int gb_obj_get_page_id(struct gb_obj *obj, u64 off, struct page **pg,
 		       unsigned int *pgoff, unsigned int *seg,
 		       const struct gb_trace_id *tid);
+
+/*
+ * Whether @err from gb_obj_get_page_id() or gb_obj_read() is transient:
+ * the store kept the object and a later call may succeed.
+ */
+static inline bool gb_store_err_transient(int err)
+{
+	return err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
+	       err == -EAGAIN;
+}
 
 static inline int gb_obj_get_page(struct gb_obj *obj, u64 off,
 				  struct page **pg, unsigned int *pgoff,

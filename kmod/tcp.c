@@ -104,6 +104,19 @@ static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
  * of 4 KiB pages, head and tail pages alike) per gb_sock_sendpages() call.
  */
 #define GB_SEND_PAGES	16
+/*
+ * A value page the store cannot give for a transient reason (it kept the
+ * object: gb_store_err_transient(), e.g. -ENOMEM or -EAGAIN from the page
+ * cache) is fetched again after GB_FETCH_RETRY_MS, up to GB_FETCH_RETRIES
+ * times, in the connection's work (process context; the sleep holds up
+ * only this connection). Then the connection closes after the bytes
+ * before that page, as for any other page error: the value cannot be
+ * completed and its header is out. A run ends before a page that cannot
+ * be had, so that page is always the first of the next run: first page
+ * or mid-run, an error takes the same course.
+ */
+#define GB_FETCH_RETRIES	3
+#define GB_FETCH_RETRY_MS	10
 #define GB_WORK_BUDGET	64
 #define GB_ACCEPT_BUDGET	64	/* connections accepted per work run */
 #define GB_BACKLOG	1024
@@ -175,7 +188,7 @@ struct gb_tcp_conn {
 
 	struct list_head out;
 	size_t out_bytes;
-	bool send_eagain;	/* the last send said -EAGAIN */
+	bool send_eagain;	/* the last send: -EAGAIN, or short */
 	unsigned int out_refs;	/* object references in out */
 	struct gb_out *mark;	/* sink mark: last entry then (NULL: none) */
 	u64 mark_len;		/* its length then */
@@ -254,7 +267,14 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *                  pages); value_calls: the socket send calls those made
  *                  (one per run with MSG_SPLICE_PAGES, one per page with
  *                  kernel_sendpage()); value_bytes: value bytes they took;
- *                  value_one_call: 1 when a run is one socket call
+ *                  value_one_call: 1 when a run is one socket call;
+ *                  value_short: runs the socket took only part of;
+ *                  value_eagain: runs it took nothing of (full);
+ *                  value_pages: pages (pieces) fetched for runs;
+ *                  value_unsent: those of them the socket took no byte
+ *                  of (fetched again for a later run);
+ *                  fetch_retries: value page fetches retried after a
+ *                  transient store error (GB_FETCH_RETRIES)
  *   accept_hold    1: the accept work leaves connections in the kernel's
  *                  accept queue
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
@@ -264,8 +284,8 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *                  after releasing its socket, before giving back its
  *                  listener slot: a slow teardown
  *   run_pages      pages per value run, 1..GB_SEND_PAGES (default; 0 or
- *                  more also mean GB_SEND_PAGES): 1 is the page-per-call
- *                  send path, for comparisons
+ *                  more than GB_SEND_PAGES also mean GB_SEND_PAGES): 1 is
+ *                  the page-per-call send path, for comparisons
  */
 static struct dentry *gb_tcp_dbg;
 static bool gb_tcp_dbg_accept_hold;
@@ -280,6 +300,11 @@ static atomic64_t gb_tcp_text_bytes = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_value_runs = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_value_calls = ATOMIC64_INIT(0);
 static atomic64_t gb_tcp_value_bytes = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_short = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_eagain = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_pages = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_value_unsent = ATOMIC64_INIT(0);
+static atomic64_t gb_tcp_fetch_retries = ATOMIC64_INIT(0);
 static u32 gb_tcp_dbg_run_pages = GB_SEND_PAGES;
 
 /*
@@ -458,55 +483,104 @@ static void gb_conn_trace_sent(struct gb_tcp_conn *c, struct gb_out *e,
 }
 
 /*
- * Send the next run of value entry @e: up to GB_SEND_PAGES pages from
- * e->off, each referenced for the call only. Returns the bytes the socket
- * took or -errno. A page that cannot be had (an unreadable tail) ends the
- * run before it; if the socket took the whole run, *@err is that error
- * (the connection closes exactly where the page-per-call path would have
- * closed it), else the next flush meets it again.
+ * Send the next run of value entry @e: from e->off, up to run_pages
+ * (GB_SEND_PAGES) pages, each referenced for the call only, and only
+ * about as many bytes as the socket has room for: TCP checks for room
+ * only when it starts an skb, so it may take a little more, but a full
+ * socket costs one page fetched (and an -EAGAIN), not a run's worth. At
+ * least one page: TCP decides.
+ *
+ * A page that cannot be had (gb_obj_get_page_id() error, or a page TCP
+ * must not reference) ends the run before it. As the first page of a run
+ * it is retried if the error is transient (GB_FETCH_RETRIES); then, or
+ * for any other error, the call returns 0 with *@err set, never the
+ * error as the socket's result. A later page's error is left for the
+ * next run, whose first page it is, unless it is not transient and the
+ * socket took the whole run: then *@err is set as well (the connection
+ * closes after the bytes before the page, with no further call).
+ *
+ * Return: bytes the socket took (fewer than *@runlen, the run's length:
+ * a short send), the socket's -errno (-EAGAIN: full), or 0 with *@err.
  */
 static int gb_conn_send_run(struct gb_tcp_conn *c, struct gb_out *e,
-			    int flags, int *err)
+			    int flags, size_t *runlen, int *err)
 {
-	unsigned int i, nr = 0, calls = 0;
+	unsigned int i, nr = 0, calls = 0, tries = 0, unsent = 0;
 	unsigned int max = READ_ONCE(gb_tcp_dbg_run_pages);
+	size_t budget = max_t(int, sk_stream_wspace(c->sock->sk), PAGE_SIZE);
 	struct bio_vec bv[GB_SEND_PAGES];
 	u64 left = e->len - e->off;
-	size_t len = 0;
+	size_t len = 0, off;
 	int n, ret = 0;
 
 	if (!max || max > GB_SEND_PAGES)
 		max = GB_SEND_PAGES;
 	c->tid.req = e->req;
-	while (nr < max && len < left) {
+	while (nr < max && len < left && len < budget) {
 		unsigned int pgoff, seg;
 		struct page *pg;
 
 		ret = gb_obj_get_page_id(e->obj, e->off + len, &pg, &pgoff,
 					 &seg, &c->tid);
-		if (ret)
-			break;
+		/*
+		 * The socket will hold the page beyond this call: a slab
+		 * page or one without a reference would be freed under it
+		 * (6.12 fails it with -EIO, 6.1 sends it anyway). The store
+		 * gives none; fail the same safe way on both kernels.
+		 */
+		if (!ret && WARN_ON_ONCE(!sendpage_ok(pg))) {
+			put_page(pg);
+			ret = -EIO;
+		}
+		if (ret) {
+			if (nr || !gb_store_err_transient(ret) ||
+			    tries++ >= GB_FETCH_RETRIES)
+				break;
+			atomic64_inc(&gb_tcp_fetch_retries);
+			msleep(GB_FETCH_RETRY_MS);
+			continue;
+		}
 		seg = min_t(u64, seg, left - len);
 		bvec_set_page(&bv[nr++], pg, seg, pgoff);
 		len += seg;
 	}
-	if (!nr)
-		return ret;
+	*runlen = len;
+	if (!nr) {
+		*err = ret;
+		return 0;
+	}
 	if (len < left)
 		flags |= MSG_MORE;
 	n = gb_sock_sendpages(c->sock, bv, nr, len, flags, &calls);
-	for (i = 0; i < nr; i++)
+	for (i = 0, off = 0; i < nr; i++) {
+		if (n <= 0 || off >= (size_t)n)
+			unsent++;
+		off += bv[i].bv_len;
 		put_page(bv[i].bv_page);
+	}
 	atomic64_inc(&gb_tcp_value_runs);
 	atomic64_add(calls, &gb_tcp_value_calls);
+	atomic64_add(nr, &gb_tcp_value_pages);
+	if (unsent)
+		atomic64_add(unsent, &gb_tcp_value_unsent);
 	if (n > 0)
 		atomic64_add(n, &gb_tcp_value_bytes);
-	if (n > 0 && (size_t)n == len)
+	if (n > 0 && (size_t)n < len)
+		atomic64_inc(&gb_tcp_value_short);
+	else if (n == -EAGAIN)
+		atomic64_inc(&gb_tcp_value_eagain);
+	if (n > 0 && (size_t)n == len && ret && !gb_store_err_transient(ret))
 		*err = ret;
 	return n;
 }
 
-/* Send queued output until done or the socket is full. */
+/*
+ * Send queued output until done or the socket is full: it said -EAGAIN,
+ * or took only part of a send (TCP then set SOCK_NOSPACE, so
+ * gb_conn_write_space() resumes the connection once there is room;
+ * another call now would only fetch pages for an -EAGAIN). Returns 0 or
+ * the -errno to close the connection with.
+ */
 static int gb_conn_flush(struct gb_tcp_conn *c)
 {
 	while (!list_empty(&c->out)) {
@@ -514,6 +588,8 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 						    node);
 		bool last = list_is_last(&e->node, &c->out);
 		u64 left = e->len - e->off;
+		size_t want = left;
+		bool part;
 		int n, err = 0;
 		int flags = MSG_DONTWAIT | MSG_NOSIGNAL | (last ? 0 : MSG_MORE);
 
@@ -526,9 +602,12 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 			if (n > 0)
 				atomic64_add(n, &gb_tcp_text_bytes);
 		} else {
-			n = gb_conn_send_run(c, e, flags, &err);
+			n = gb_conn_send_run(c, e, flags, &want, &err);
+			if (!n && err)	/* a page that cannot be had */
+				return err;
 		}
-		WRITE_ONCE(c->send_eagain, n == -EAGAIN);
+		part = n > 0 && (size_t)n < want;
+		WRITE_ONCE(c->send_eagain, n == -EAGAIN || part);
 		if (n == -EAGAIN)
 			return 0;
 		if (n < 0)
@@ -546,6 +625,8 @@ static int gb_conn_flush(struct gb_tcp_conn *c)
 		}
 		if (err)
 			return err;
+		if (part)
+			return 0;
 	}
 	return 0;
 }
@@ -1226,12 +1307,13 @@ static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 }
 
 /*
- * The last send said -EAGAIN and output waits here while the socket holds
- * none of it unacknowledged. A send that finds the socket buffer full is
- * resumed by the ACKs that empty it (gb_conn_write_space()), but
- * tcp_sendmsg() also says -EAGAIN when it cannot allocate an skb, and with
- * nothing in flight no ACK will come: the reply would wait for
- * write_timeout. The idle work retries such a connection once a second.
+ * The last send said -EAGAIN (or took only part) and output waits here
+ * while the socket holds none of it unacknowledged. A send that finds the
+ * socket buffer full is resumed by the ACKs that empty it
+ * (gb_conn_write_space()), but tcp_sendmsg() also stops (-EAGAIN, or
+ * short) when it cannot allocate an skb, and with nothing in flight no ACK
+ * will come: the reply would wait for write_timeout. The idle work retries
+ * such a connection once a second.
  * Caller holds gb_tcp_lock.
  */
 static bool gb_conn_send_stuck(struct gb_tcp_conn *c)
@@ -1782,6 +1864,12 @@ static int gb_tcp_dbg_counters_show(struct seq_file *m, void *v)
 		   atomic64_read(&gb_tcp_value_calls),
 		   atomic64_read(&gb_tcp_value_bytes),
 		   GB_SENDPAGES_ONE_CALL);
+	seq_printf(m, "value_short %lld\nvalue_eagain %lld\nvalue_pages %lld\nvalue_unsent %lld\nfetch_retries %lld\n",
+		   atomic64_read(&gb_tcp_value_short),
+		   atomic64_read(&gb_tcp_value_eagain),
+		   atomic64_read(&gb_tcp_value_pages),
+		   atomic64_read(&gb_tcp_value_unsent),
+		   atomic64_read(&gb_tcp_fetch_retries));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gb_tcp_dbg_counters);

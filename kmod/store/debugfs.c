@@ -54,6 +54,15 @@ static bool gb_dbg_own_dir;
  *                                fails with -ERRNO, as a tail that cannot
  *                                be read back would; 0 disarms. LEN = what
  *                                was armed before (0: it has fired)
+ *   fail tail ERRNO [COUNT [SKIP]]
+ *                                after SKIP (default 0) more tail page
+ *                                fetches (gb_obj_get_page_id()) that work,
+ *                                the next COUNT (default 1, at most
+ *                                1000000) fail with -ERRNO as the read
+ *                                would: a transient error (-EAGAIN,
+ *                                -ENOMEM, ...) leaves the object, others
+ *                                drop it; 0 disarms. LEN = the failures
+ *                                still armed before (0: all fired)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
@@ -269,6 +278,15 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = a < 0 || a > MAX_ERRNO ? -ERANGE : 0;
 		if (!res)
 			len = gb_obj_seal_fail_next(a);
+	} else if (n >= 3 && !strcmp(cmd, "fail") && !strcmp(key, "tail")) {
+		if (n < 4)
+			b = 1;
+		if (n < 5)
+			c = 0;
+		res = a < 0 || a > MAX_ERRNO || b > 1000000 || c < 0 ||
+		      c > INT_MAX ? -ERANGE : 0;
+		if (!res)
+			len = gb_obj_tail_fail_next(a, b, c);
 	} else if (n >= 2 && !strcmp(cmd, "head")) {
 		res = gb_dbg_head(key, &len);
 	} else if (n >= 2 && !strcmp(cmd, "walk")) {

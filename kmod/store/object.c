@@ -514,8 +514,7 @@ static int gb_obj_tail_error(struct gb_obj *obj, int err, bool wb)
 {
 	struct gb_obj_priv *priv = obj->priv;
 
-	if (err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
-	    err == -EAGAIN)
+	if (gb_store_err_transient(err))
 		return err;
 	if (xchg(&priv->bad, 1))
 		return err;
@@ -562,6 +561,45 @@ int gb_obj_write(struct gb_obj *obj, u64 off, const void *src, size_t len)
 			     len - n);
 }
 
+/*
+ * Test knob (debugfs "fail tail ERRNO COUNT SKIP"): after SKIP more tail
+ * page fetches (gb_obj_get_page_id() of a tail byte) that work, the next
+ * COUNT fail with -ERRNO instead of reading the page, and are handled as
+ * that read error would be (a transient one leaves the object, any other
+ * drops it). Error 0: disarmed. Armed in the order count, skip, error; a
+ * race with a fetch in between only moves the fault by a page.
+ */
+static atomic_t gb_obj_tail_fail_err = ATOMIC_INIT(0);
+static atomic_t gb_obj_tail_fail_skip = ATOMIC_INIT(0);
+static atomic_t gb_obj_tail_fail_count = ATOMIC_INIT(0);
+
+/* Arm the knob (@err 0: disarm); returns the failures still armed. */
+int gb_obj_tail_fail_next(int err, int count, int skip)
+{
+	int left = atomic_read(&gb_obj_tail_fail_err) ?
+		   atomic_read(&gb_obj_tail_fail_count) : 0;
+
+	atomic_set(&gb_obj_tail_fail_err, 0);
+	atomic_set(&gb_obj_tail_fail_count, err ? count : 0);
+	atomic_set(&gb_obj_tail_fail_skip, err ? skip : 0);
+	atomic_set(&gb_obj_tail_fail_err, err);
+	return left;
+}
+
+/* The error an armed knob makes this tail page fetch fail with, or 0. */
+static int gb_obj_tail_fault(void)
+{
+	int err = atomic_read(&gb_obj_tail_fail_err);
+
+	if (likely(!err))
+		return 0;
+	if (atomic_dec_if_positive(&gb_obj_tail_fail_skip) >= 0)
+		return 0;
+	if (atomic_dec_if_positive(&gb_obj_tail_fail_count) < 0)
+		return 0;
+	return -err;
+}
+
 /**
  * gb_obj_get_page_id - reference the page holding value byte @off
  * @obj:   referenced object
@@ -594,8 +632,13 @@ int gb_obj_get_page_id(struct gb_obj *obj, u64 off, struct page **pg,
 	} else {
 		if (READ_ONCE(priv->bad))
 			return -EIO;
-		page = gb_tail_get_page(priv->tail, off - priv->head_len,
-					obj->len - priv->head_len, tid);
+		err = gb_obj_tail_fault();
+		if (unlikely(err))
+			page = ERR_PTR(err);
+		else
+			page = gb_tail_get_page(priv->tail,
+						off - priv->head_len,
+						obj->len - priv->head_len, tid);
 		err = gb_obj_tail_check(obj, PTR_ERR_OR_ZERO(page));
 		if (err) {
 			if (!IS_ERR(page))
