@@ -360,11 +360,11 @@ static inline const char *rc_check_resp(const void *buf, size_t len,
 		uint64_t bytes = rc_le64(b + 8);
 		uint16_t bf = rc_le16(fb + 2);
 		uint32_t blen = rc_le32(fb + 4);
+		int last = !!(bf & GB_RDMA_BULK_LAST), whole = blen == bytes;
 
 		if (rc_le64(fb + 8) || rc_le16(fb + 16) != rc_le16(b))
 			return "folded BULK of another offset or key accepted";
-		if ((bf & GB_RDMA_BULK_END) || blen > bytes ||
-		    !(bf & GB_RDMA_BULK_LAST) != (blen < bytes))
+		if ((bf & GB_RDMA_BULK_END) || blen > bytes || last != whole)
 			return "folded BULK inconsistent with its VALUE accepted";
 	}
 	if ((vf & GB_RDMA_VALUE_END) && !(vf & GB_RDMA_VALUE_INLINE) &&
