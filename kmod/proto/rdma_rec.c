@@ -243,6 +243,27 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 	}
 }
 
+/*
+ * 3.2: decode the first BULK folded into VALUE @v (whose own fields are in
+ * @rec already). It must be a BULK of this value at offset 0 that a BULK
+ * record could carry (no END of its own: VALUE folds END in value.end),
+ * and consistent with the value's length: LAST exactly when the chunk is
+ * the whole value.
+ */
+static bool gb_rdma_first_bulk(const struct gb_rdma_value *v,
+			       struct gb_rdma_rec *rec)
+{
+	struct gb_rdma_rec_bulk *b = &rec->u.value.bulk;
+	bool last;
+
+	if (!gb_rdma_bulk_decode(&v->bulk, b))
+		return false;
+	last = b->flags & GB_RDMA_BULK_LAST;
+	return b->offset == 0 && b->key_index == rec->u.value.key_index &&
+	       !(b->flags & GB_RDMA_BULK_END) && b->len <= rec->u.value.bytes &&
+	       last == (b->len == rec->u.value.bytes);
+}
+
 /**
  * gb_rdma_resp_parse() - validate one record received by a client
  * @buf:     record bytes (8-byte aligned)
@@ -258,8 +279,12 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
  * GB_RDMA_VALUE_INLINE of exactly GB_RDMA_RECORD_SIZE + value.bytes
  * (@rec->u.value.data points at the inline bytes), and the folded BULK and END
  * of VALUE (GB_RDMA_VALUE_BULK, GB_RDMA_VALUE_END) and END of BULK
- * (GB_RDMA_BULK_END) are decoded and checked. A VALUE both INLINE and
- * BULK is fatal.
+ * (GB_RDMA_BULK_END) are decoded and checked. Fatal, besides what
+ * gb_rdma_rec_parse() refuses: a VALUE both INLINE and BULK; a folded
+ * BULK not at offset 0, for another key index, with GB_RDMA_BULK_END, or
+ * whose length and LAST disagree with value.bytes; GB_RDMA_VALUE_END on a
+ * VALUE that is neither INLINE nor carries its last BULK; GB_RDMA_BULK_END
+ * without GB_RDMA_BULK_LAST.
  *
  * Return: enum gb_rdma_parse.
  */
@@ -300,11 +325,18 @@ int gb_rdma_resp_parse(const void *buf, size_t len, size_t rec_max,
 			return GB_RDMA_PARSE_FATAL;
 		}
 		if ((vf & GB_RDMA_VALUE_BULK) &&
-		    !gb_rdma_bulk_decode(&v->bulk, &rec->u.value.bulk)) {
+		    !gb_rdma_first_bulk(v, rec)) {
 			*msg = "bad folded BULK";
 			return GB_RDMA_PARSE_FATAL;
 		}
 		if (vf & GB_RDMA_VALUE_END) {
+			/* END only after the value's last byte */
+			if (!(vf & GB_RDMA_VALUE_INLINE) &&
+			    !((vf & GB_RDMA_VALUE_BULK) &&
+			      (rec->u.value.bulk.flags & GB_RDMA_BULK_LAST))) {
+				*msg = "END folded into an unfinished value";
+				return GB_RDMA_PARSE_FATAL;
+			}
 			rec->u.value.hits = gbr_le16(v->end.hits);
 			rec->u.value.misses = gbr_le16(v->end.misses);
 		}
@@ -318,6 +350,10 @@ int gb_rdma_resp_parse(const void *buf, size_t len, size_t rec_max,
 	    (rec->u.bulk.flags & GB_RDMA_BULK_END)) {
 		const struct gb_rdma_bulk_end *be = (const void *)body;
 
+		if (!(rec->u.bulk.flags & GB_RDMA_BULK_LAST)) {
+			*msg = "END folded into a BULK that is not the last";
+			return GB_RDMA_PARSE_FATAL;
+		}
 		rec->u.bulk.hits = gbr_le16(be->end.hits);
 		rec->u.bulk.misses = gbr_le16(be->end.misses);
 	}

@@ -17,6 +17,28 @@
  * ctx->nr_ops (registration WRs); this is counted in rw_mr_ctxs, the
  * signal the tests use to prove the MR path ran.
  *
+ * Send and receive records
+ * ------------------------
+ * Each connection has conn->nrx receive records of 512 bytes (the grant
+ * plus GB_RDMA_RX_SLACK) and conn->ntx send records of conn->rec_size
+ * bytes (512, or up to 4096 with 3.2 folding, for inline values). They
+ * live in single zeroed pages (struct gb_rdma_ring), PAGE_SIZE / size
+ * records to a page and none across a page boundary, each page one
+ * ib_dma_map_single() of PAGE_SIZE: connection setup never needs a
+ * higher-order allocation (which a fragmented, long-running server may
+ * fail) nor a DMA mapping larger than a page (a device behind swiotlb
+ * bounces at most 256 KiB per mapping). At most 17 pages receive and 128
+ * pages (512 KiB, 3.2 with 4096-byte records and 128 credits) send. Each
+ * rx/tx keeps its record's address (buf) and DMA address (sge.addr). A
+ * send record belongs to conn->work from gb_rdma_tx_get() until it is
+ * posted (written, then ib_dma_sync_single_for_device() of the bytes sent,
+ * then posted), and to the device until its completion puts it back on
+ * tx_free; a receive record belongs to the device while posted, and to the
+ * CPU from its completion (ib_dma_sync_single_for_cpu()) until it is
+ * posted again (gb_rdma_post_recv() syncs it back first). Both rings are
+ * unmapped and freed only in gb_rdma_conn_free_mem(), after the QP was
+ * drained and destroyed.
+ *
  * rdma_rxe with MRs (ib_core force_mr=1)
  * --------------------------------------
  * rxe in Linux 6.1 re-executes local operations on retransmission: after a
@@ -101,6 +123,74 @@ static void gb_rdma_idle_work(struct work_struct *work)
 	gb_rdma_kick(conn);
 }
 
+/**
+ * gb_rdma_ring_alloc() - allocate and map the record buffers of a ring
+ * @ibdev:  device the pages are mapped for
+ * @ring:   zeroed ring
+ * @n:      records
+ * @stride: bytes per record (at most PAGE_SIZE)
+ * @dir:    DMA direction of the mappings
+ *
+ * See "Send and receive records" in the top comment: PAGE_SIZE / @stride
+ * records in each single zeroed page, none across a page boundary, each
+ * page one DMA mapping. On failure what was set up stays recorded in
+ * @ring for gb_rdma_ring_free().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int gb_rdma_ring_alloc(struct ib_device *ibdev,
+			      struct gb_rdma_ring *ring, u32 n, u32 stride,
+			      enum dma_data_direction dir)
+{
+	u32 pages = DIV_ROUND_UP(n, PAGE_SIZE / stride), i;
+	u64 dma;
+
+	ring->page = kcalloc(pages, sizeof(*ring->page), GFP_KERNEL);
+	ring->dma = kcalloc(pages, sizeof(*ring->dma), GFP_KERNEL);
+	if (!ring->page || !ring->dma)
+		return -ENOMEM;
+	for (i = 0; i < pages; i++) {
+		ring->page[i] = (void *)get_zeroed_page(GFP_KERNEL);
+		if (!ring->page[i])
+			return -ENOMEM;
+		ring->npages = i + 1;
+	}
+	for (i = 0; i < pages; i++) {
+		dma = ib_dma_map_single(ibdev, ring->page[i], PAGE_SIZE, dir);
+		if (ib_dma_mapping_error(ibdev, dma))
+			return -ENOMEM;
+		ring->dma[i] = dma;
+		ring->nmapped = i + 1;
+	}
+	return 0;
+}
+
+/* Record @i of a ring of @stride-byte records: its address and DMA address. */
+static u8 *gb_rdma_ring_slot(const struct gb_rdma_ring *ring, u32 i,
+			     u32 stride, u64 *dma)
+{
+	u32 per = PAGE_SIZE / stride, off = (i % per) * stride;
+
+	*dma = ring->dma[i / per] + off;
+	return (u8 *)ring->page[i / per] + off;
+}
+
+/* Unmap and free what gb_rdma_ring_alloc() set up, also when it failed. */
+static void gb_rdma_ring_free(struct ib_device *ibdev,
+			      struct gb_rdma_ring *ring,
+			      enum dma_data_direction dir)
+{
+	u32 i;
+
+	for (i = 0; i < ring->nmapped && ibdev; i++)
+		ib_dma_unmap_single(ibdev, ring->dma[i], PAGE_SIZE, dir);
+	for (i = 0; i < ring->npages; i++)
+		free_page((unsigned long)ring->page[i]);
+	kfree(ring->page);
+	kfree(ring->dma);
+	memset(ring, 0, sizeof(*ring));
+}
+
 /* Free what gb_rdma_conn_alloc() and setup allocated (no QP/CQ/cm_id). */
 static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 {
@@ -117,17 +207,9 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 			kvfree(conn->win[i].sgl);
 		kfree(conn->win);
 	}
-	if (conn->rxdma && ibdev)
-		ib_dma_unmap_single(ibdev, conn->rxdma,
-				    conn->nrx * GB_RDMA_RECORD_SIZE,
-				    DMA_FROM_DEVICE);
-	if (conn->txdma && ibdev)
-		ib_dma_unmap_single(ibdev, conn->txdma,
-				    conn->ntx * conn->rec_size,
-				    DMA_TO_DEVICE);
+	gb_rdma_ring_free(ibdev, &conn->rxring, DMA_FROM_DEVICE);
+	gb_rdma_ring_free(ibdev, &conn->txring, DMA_TO_DEVICE);
 	kfree(conn->bounce);
-	kfree(conn->rxbuf);
-	kfree(conn->txbuf);
 	kfree(conn->rx);
 	kfree(conn->tx);
 	gb_rdma_free_state(conn, sizeof(*conn));
@@ -313,9 +395,10 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 	conn->ntx = min_t(u32, conn->geom.credits, GB_RDMA_TX_MAX);
 	/*
 	 * 3.2: send records up to the client's receive buffer size, at most
-	 * GB_RDMA_FOLD_RECORD_MAX (so ntx x rec_size <= 512 KiB); the bytes
-	 * past the 512-byte record carry inline values.
+	 * GB_RDMA_FOLD_RECORD_MAX (so ntx x rec_size <= 512 KiB, in single
+	 * pages); the bytes past the 512-byte record carry inline values.
 	 */
+	BUILD_BUG_ON(GB_RDMA_FOLD_RECORD_MAX > PAGE_SIZE);
 	conn->rec_size = GB_RDMA_RECORD_SIZE;
 	if (conn->geom.flags & GB_RDMA_CONNECT_FOLD)
 		conn->rec_size = min_t(u32, conn->geom.record_size,
@@ -325,13 +408,10 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 	if (rq > a->max_qp_wr || conn->ntx + 2 > a->max_qp_wr)
 		return -EINVAL;
 
-	conn->rxbuf = kzalloc(conn->nrx * GB_RDMA_RECORD_SIZE, GFP_KERNEL);
-	conn->txbuf = kzalloc(conn->ntx * conn->rec_size, GFP_KERNEL);
 	conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
 	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
 	conn->win = kcalloc(conn->nwin, sizeof(*conn->win), GFP_KERNEL);
-	if (!conn->rxbuf || !conn->txbuf || !conn->rx || !conn->tx ||
-	    !conn->win)
+	if (!conn->rx || !conn->tx || !conn->win)
 		return -ENOMEM;
 	for (i = 0; i < conn->nwin; i++) {
 		conn->win[i].sgl = kvcalloc(conn->spw, sizeof(*conn->win[i].sgl),
@@ -340,27 +420,19 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 			return -ENOMEM;
 		conn->nwin_alloc = i + 1;
 	}
-	conn->rxdma = ib_dma_map_single(ibdev, conn->rxbuf,
-					conn->nrx * GB_RDMA_RECORD_SIZE,
-					DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, conn->rxdma)) {
-		conn->rxdma = 0;
+	if (gb_rdma_ring_alloc(ibdev, &conn->rxring, conn->nrx,
+			       GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE) ||
+	    gb_rdma_ring_alloc(ibdev, &conn->txring, conn->ntx,
+			       conn->rec_size, DMA_TO_DEVICE))
 		return -ENOMEM;
-	}
-	conn->txdma = ib_dma_map_single(ibdev, conn->txbuf,
-					conn->ntx * conn->rec_size,
-					DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, conn->txdma)) {
-		conn->txdma = 0;
-		return -ENOMEM;
-	}
 	for (i = 0; i < conn->nrx; i++) {
 		struct gb_rdma_rx *rx = &conn->rx[i];
 
 		rx->conn = conn;
 		rx->idx = i;
 		rx->cqe.done = gb_rdma_recv_done;
-		rx->sge.addr = conn->rxdma + i * GB_RDMA_RECORD_SIZE;
+		rx->buf = gb_rdma_ring_slot(&conn->rxring, i,
+					    GB_RDMA_RECORD_SIZE, &rx->sge.addr);
 		rx->sge.length = GB_RDMA_RECORD_SIZE;
 		rx->sge.lkey = conn->dev->pd->local_dma_lkey;
 		rx->wr.wr_cqe = &rx->cqe;
@@ -374,7 +446,8 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 		tx->idx = i;
 		tx->win = -1;
 		tx->cqe.done = gb_rdma_send_done;
-		tx->sge.addr = conn->txdma + i * conn->rec_size;
+		tx->buf = gb_rdma_ring_slot(&conn->txring, i, conn->rec_size,
+					    &tx->sge.addr);
 		tx->sge.length = GB_RDMA_RECORD_SIZE;
 		tx->sge.lkey = conn->dev->pd->local_dma_lkey;
 		tx->wr.wr_cqe = &tx->cqe;

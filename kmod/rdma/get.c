@@ -146,7 +146,7 @@ struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
 
 void *gb_rdma_tx_buf(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx)
 {
-	return conn->txbuf + tx->idx * conn->rec_size;
+	return tx->buf;
 }
 
 /**
@@ -167,8 +167,7 @@ int gb_rdma_post_tx(struct gb_rdma_conn *conn, struct gb_rdma_tx *tx,
 	int ret;
 
 	h->credits = cpu_to_le16(conn->owed);
-	ib_dma_sync_single_for_device(conn->dev->ibdev,
-				      conn->txdma + tx->idx * conn->rec_size,
+	ib_dma_sync_single_for_device(conn->dev->ibdev, tx->sge.addr,
 				      tx->len, DMA_TO_DEVICE);
 	tx->sge.length = tx->len;
 	tx->wr.next = NULL;

@@ -154,6 +154,7 @@ struct gb_rdma_rx {
 	struct list_head node;
 	u32 idx;
 	u32 len;
+	u8 *buf;		/* its record in conn->rxring (sge.addr: DMA) */
 	struct ib_sge sge;
 	struct ib_recv_wr wr;
 };
@@ -167,8 +168,23 @@ struct gb_rdma_tx {
 	u32 nwr;		/* send queue slots freed by this SEND */
 	u32 len;		/* bytes to send (512, more for inline) */
 	struct gb_obj *obj;	/* reference dropped at completion */
+	u8 *buf;		/* its record in conn->txring (sge.addr: DMA) */
 	struct ib_sge sge;
 	struct ib_send_wr wr;
+};
+
+/**
+ * struct gb_rdma_ring - the record buffers of one direction (conn.c)
+ * @npages:  single pages allocated
+ * @nmapped: of those, the first @nmapped are mapped for the device
+ * @page:    their kernel addresses
+ * @dma:     their DMA addresses (one mapping of PAGE_SIZE each)
+ */
+struct gb_rdma_ring {
+	u32 npages;
+	u32 nmapped;
+	void **page;
+	u64 *dma;
 };
 
 struct gb_rdma_win {
@@ -250,12 +266,10 @@ struct gb_rdma_conn {
 	u32 rec_size;		/* send record stride: 512, or 3.2's grant */
 
 	u32 nrx;
-	u8 *rxbuf;
-	u64 rxdma;
+	struct gb_rdma_ring rxring;	/* nrx records of 512 bytes */
 	struct gb_rdma_rx *rx;
 	u32 ntx;
-	u8 *txbuf;
-	u64 txdma;
+	struct gb_rdma_ring txring;	/* ntx records of rec_size bytes */
 	struct gb_rdma_tx *tx;
 
 	/*

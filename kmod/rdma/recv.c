@@ -122,12 +122,10 @@ void gb_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	rx->len = wc->byte_len;
-	ib_dma_sync_single_for_cpu(conn->dev->ibdev,
-				   conn->rxdma + rx->idx * GB_RDMA_RECORD_SIZE,
+	ib_dma_sync_single_for_cpu(conn->dev->ibdev, rx->sge.addr,
 				   GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE);
 	if (trace_gb_rdma_recv_enabled()) {
-		const struct gb_rdma_hdr *h = (void *)(conn->rxbuf + rx->idx *
-						       GB_RDMA_RECORD_SIZE);
+		const struct gb_rdma_hdr *h = (void *)rx->buf;
 
 		if (h->type != GB_RDMA_FLOW)
 			trace_gb_rdma_recv(conn->id, le64_to_cpu(h->tag),
@@ -222,9 +220,7 @@ void gb_rdma_qp_event(struct ib_event *ev, void *ctx)
 
 int gb_rdma_post_recv(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 {
-	ib_dma_sync_single_for_device(conn->dev->ibdev,
-				      conn->rxdma +
-				      rx->idx * GB_RDMA_RECORD_SIZE,
+	ib_dma_sync_single_for_device(conn->dev->ibdev, rx->sge.addr,
 				      GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE);
 	rx->wr.next = NULL;
 	return ib_post_recv(conn->qp, &rx->wr, NULL);
@@ -265,8 +261,7 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	int ret;
 
 	memset(r, 0, offsetof(struct gb_rdma_req, buf));
-	memcpy(r->buf, conn->rxbuf + rx->idx * GB_RDMA_RECORD_SIZE,
-	       GB_RDMA_RECORD_SIZE);
+	memcpy(r->buf, rx->buf, GB_RDMA_RECORD_SIZE);
 	ret = gb_rdma_post_recv(conn, rx);
 	if (ret)
 		return ret;
@@ -379,7 +374,7 @@ static int gb_rdma_flow(struct gb_rdma_conn *conn, const struct gb_rdma_rec *rec
 /* Credit accounting of every arriving record, in arrival order. */
 static int gb_rdma_rx_one(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 {
-	const void *buf = conn->rxbuf + rx->idx * GB_RDMA_RECORD_SIZE;
+	const void *buf = rx->buf;
 	const struct gb_rdma_hdr *h = buf;
 	u32 credits = le16_to_cpu(h->credits);
 	bool flow = h->type == GB_RDMA_FLOW;

@@ -63,6 +63,13 @@ static bool gb_dbg_own_dir;
  *                                -ENOMEM, ...) leaves the object, others
  *                                drop it; 0 disarms. LEN = the failures
  *                                still armed before (0: all fired)
+ *   fail read KEY OFF ERRNO      the next read of KEY's value that reaches
+ *                                byte OFF (gb_obj_read(), or a page from
+ *                                gb_obj_get_page() at OFF or later) fails
+ *                                with -ERRNO, once, as a tail that cannot
+ *                                be read would; the value stays stored.
+ *                                0 disarms. LEN = what was armed before
+ *                                (0: it has fired)
  * Reading the file returns the result of the last command, the stats and
  * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
  * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
@@ -243,6 +250,7 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	char cmd[16], key[GB_KEY_MAX + 1];
 	long long a = 0, c = 0;
 	unsigned int b = 0;
+	bool fail_read;
 	u64 len = 0;
 	char *buf;
 	int n, res;
@@ -255,9 +263,22 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	n = sscanf(buf, "%15s %250s %lld %u %lld", cmd, key, &a, &b, &c);
 	if (n >= 1 && (!strcmp(cmd, "flush") || !strcmp(cmd, "release")))
 		n = sscanf(buf, "%15s %lld", cmd, &a);
+	fail_read = n >= 2 && !strcmp(cmd, "fail") && !strcmp(key, "read");
+	if (fail_read)	/* fail read KEY OFF ERRNO */
+		n = sscanf(buf, "%15s %*s %250s %lld %lld", cmd, key, &a, &c);
 	kfree(buf);
 	mutex_lock(&gb_dbg_mutex);
-	if (n >= 4 && !strcmp(cmd, "set")) {
+	if (fail_read && n == 4) {
+		res = a < 0 || c < 0 || c > MAX_ERRNO ? -ERANGE :
+		      gb_obj_read_fail_next(key, strlen(key), a, c);
+		if (res > 0) {
+			len = res;	/* the errno armed before */
+			res = 0;
+		}
+	} else if (fail_read) {
+		mutex_unlock(&gb_dbg_mutex);
+		return -EINVAL;
+	} else if (n >= 4 && !strcmp(cmd, "set")) {
 		res = gb_dbg_set(key, a, b, n >= 5 ? c : 0, NUMA_NO_NODE);
 	} else if (n >= 5 && !strcmp(cmd, "setdev")) {
 		res = gb_dbg_set(key, a, b, 0,

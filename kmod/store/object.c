@@ -600,6 +600,71 @@ static int gb_obj_tail_fault(void)
 	return -err;
 }
 
+/*
+ * Test knob (debugfs "fail read KEY OFF ERRNO"): the next read of KEY's
+ * value bytes through gb_obj_read() or gb_obj_get_page_id() that reaches
+ * value byte OFF (for gb_obj_get_page_id(): that starts at OFF or later)
+ * fails with -ERRNO, once, as a tail that cannot be read would; unlike
+ * a real tail error the object stays in the index, so it reads fine
+ * afterwards. Reads of every other key, and those before OFF, are not
+ * touched. An ERRNO of 0 disarms. gb_obj_read_fail_armed keeps the
+ * read paths to one atomic_read() while nothing is armed.
+ */
+static DEFINE_SPINLOCK(gb_obj_read_fail_lock);
+static atomic_t gb_obj_read_fail_armed = ATOMIC_INIT(0);
+static int gb_obj_read_fail_err;		/* under the lock */
+static u64 gb_obj_read_fail_off;
+static u8 gb_obj_read_fail_klen;
+static char gb_obj_read_fail_key[GB_KEY_MAX];
+
+/**
+ * gb_obj_read_fail_next() - arm or disarm the read fault knob
+ * @key:  key whose value the fault hits
+ * @klen: its length (at most GB_KEY_MAX)
+ * @off:  first value byte the failing read reaches
+ * @err:  positive errno the read fails with; 0 disarms
+ *
+ * Return: the errno that was armed before (0: none, or it has fired), or
+ * -EINVAL for a key that is too long.
+ */
+int gb_obj_read_fail_next(const char *key, size_t klen, u64 off, int err)
+{
+	unsigned long flags;
+	int old;
+
+	if (klen > GB_KEY_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&gb_obj_read_fail_lock, flags);
+	old = gb_obj_read_fail_err;
+	memcpy(gb_obj_read_fail_key, key, klen);
+	gb_obj_read_fail_klen = klen;
+	gb_obj_read_fail_off = off;
+	gb_obj_read_fail_err = err;
+	atomic_set(&gb_obj_read_fail_armed, !!err);
+	spin_unlock_irqrestore(&gb_obj_read_fail_lock, flags);
+	return old;
+}
+
+/* The read of [@off, @end) of @obj: 0, or the armed fault's -errno. */
+static int gb_obj_read_fault(const struct gb_obj *obj, u64 off, u64 end)
+{
+	unsigned long flags;
+	int err = 0;
+
+	if (likely(!atomic_read(&gb_obj_read_fail_armed)))
+		return 0;
+	spin_lock_irqsave(&gb_obj_read_fail_lock, flags);
+	if (gb_obj_read_fail_err && end > gb_obj_read_fail_off &&
+	    obj->klen == gb_obj_read_fail_klen &&
+	    !memcmp(obj->key, gb_obj_read_fail_key, obj->klen)) {
+		err = -gb_obj_read_fail_err;
+		gb_obj_read_fail_err = 0;
+		atomic_set(&gb_obj_read_fail_armed, 0);
+	}
+	spin_unlock_irqrestore(&gb_obj_read_fail_lock, flags);
+	return err;
+}
+
 /**
  * gb_obj_get_page_id - reference the page holding value byte @off
  * @obj:   referenced object
@@ -625,6 +690,9 @@ int gb_obj_get_page_id(struct gb_obj *obj, u64 off, struct page **pg,
 
 	if (off >= obj->len)
 		return -EINVAL;
+	err = gb_obj_read_fault(obj, off, off + 1);
+	if (err)
+		return err;
 	if (off < priv->head_len) {
 		page = gb_hpage_page(&priv->pages[off >> PAGE_SHIFT]);
 		get_page(page);
@@ -666,9 +734,13 @@ int gb_obj_read(struct gb_obj *obj, u64 off, void *dst, size_t len)
 {
 	struct gb_obj_priv *priv = obj->priv;
 	size_t n;
+	int err;
 
 	if (off > obj->len || len > obj->len - off)
 		return -EINVAL;
+	err = gb_obj_read_fault(obj, off, off + len);
+	if (err)
+		return err;
 	n = gb_head_copy(priv, &off, dst, len, false);
 	if (n == len)
 		return 0;

@@ -175,6 +175,7 @@ int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old);
 int gb_obj_crc_check(struct gb_obj *obj);
 int gb_obj_seal_fail_next(int err);
 int gb_obj_tail_fail_next(int err, int count, int skip);
+int gb_obj_read_fail_next(const char *key, size_t klen, u64 off, int err);
 struct gb_obj *gb_obj_alloc_promo(struct gb_obj *old, int node,
 				  bool (*room)(int node, u32 nr));
 int gb_obj_copy_crc(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,

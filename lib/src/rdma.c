@@ -27,6 +27,13 @@
  * owns, chunk offsets must be contiguous and stay within the announced
  * value length.
  *
+ * An ERROR while a value is being received (after its VALUE, before its
+ * last chunk) is the server failing to read that value: it fails that key
+ * alone, and the server goes on with the GET's other keys and ends it with
+ * END as usual (rdma-protocol.rst), which gb_get() takes at once
+ * (rd_fail_end()) and gb_get_many() reads on to. An ERROR anywhere else
+ * answers the whole GET record, with no END after it.
+ *
  * Value CRCs (protocol 3.1): the client always sets
  * GB_RDMA_CONNECT_CRC; a server that knows it says so in accept.flags and
  * then sends the CRC-32C of every value stored with one in VALUE and in
@@ -808,6 +815,38 @@ static void rd_view_drop(struct gb_rdma *r, struct gb_view *v)
 	v->slot = -1;
 }
 
+/*
+ * An ERROR came for the gb_get() value being received (after its VALUE,
+ * before its last chunk): the server could not read the value and, as
+ * for any key of a GET, goes on with the request, which for a gb_get()
+ * only has END left (hits 1: the failed key was found). Take that END,
+ * so the request is complete. Return: 0, or a fatal error.
+ */
+static int rd_fail_end(struct gb_rdma *r, uint64_t tag)
+{
+	struct rd_ev ev;
+	int ret;
+
+	r->stream = false;
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	if (ev.rec.type != GB_RDMA_R_END || ev.rec.u.end.hits != 1 ||
+	    ev.rec.u.end.misses)
+		return rd_unexpected(r, &ev);
+	r->c.ts.complete_ns = ev.t_ns;
+	return 0;
+}
+
+/* The value of a gb_get() failed with ERROR @ev: finish, report it. */
+static int rd_value_failed(struct gb_rdma *r, uint64_t tag,
+			   const struct rd_ev *ev)
+{
+	int ret = rd_fail_end(r, tag);
+
+	return ret ? ret : rd_error(r, ev);
+}
+
 /* Consume the rest of a released gb_get() stream. */
 static int rd_settle(struct gb_rdma *r)
 {
@@ -833,7 +872,9 @@ static int rd_settle(struct gb_rdma *r)
 		} else if (ev.rec.type == GB_RDMA_R_END) {
 			r->stream = false;
 		} else if (ev.rec.type == GB_RDMA_R_ERROR) {
-			r->stream = false;
+			ret = rd_fail_end(r, r->stream_tag);
+			if (ret)
+				return ret;
 		} else {
 			return rd_unexpected(r, &ev);
 		}
@@ -980,10 +1021,8 @@ static int rd_get(struct gb_conn *c, const char *key, size_t klen,
 	ret = rd_take(r, tag, &ev);
 	if (ret)
 		return ret;
-	if (ev.rec.type == GB_RDMA_R_ERROR) {
-		r->stream = false;
-		return rd_error(r, &ev);
-	}
+	if (ev.rec.type == GB_RDMA_R_ERROR)
+		return rd_value_failed(r, tag, &ev);
 	if (ev.rec.type != GB_RDMA_R_BULK)
 		return rd_unexpected(r, &ev);
 	ret = rd_bulk_ok(r, &ev, 0, 0, v->total);
@@ -1012,10 +1051,8 @@ static int rd_view_next(struct gb_conn *c, struct gb_view *v)
 	ret = rd_take(r, r->stream_tag, &ev);
 	if (ret)
 		return ret;
-	if (ev.rec.type == GB_RDMA_R_ERROR) {
-		r->stream = false;
-		return rd_error(r, &ev);
-	}
+	if (ev.rec.type == GB_RDMA_R_ERROR)
+		return rd_value_failed(r, r->stream_tag, &ev);
 	if (ev.rec.type != GB_RDMA_R_BULK)
 		return rd_unexpected(r, &ev);
 	ret = rd_bulk_ok(r, &ev, 0, r->stream_off, r->stream_total);
@@ -1210,10 +1247,17 @@ static int rd_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 				ret = rd_unexpected(r, &ev);
 				goto fail;
 			}
-			if (in_value)
+			if (in_value) {
+				/*
+				 * The server could not read this value: it
+				 * fails alone, the GET goes on to its END
+				 */
 				rd_report(fn, arg, b->idx[ki], err, b->submit,
 					  ev.t_ns);
-			in_value = false;
+				in_value = false;
+				break;
+			}
+			/* END, or an ERROR answering the whole record */
 			for (; b->next < b->n; b->next++)
 				rd_report(fn, arg, b->idx[b->next], err,
 					  b->submit, ev.t_ns);

@@ -321,7 +321,10 @@ static inline const char *rc_check_connect(const void *priv, size_t len,
  *
  * A record longer than GB_RDMA_RECORD_SIZE is accepted only as an inline
  * VALUE holding exactly the bytes that follow the record, within
- * @rec_max; a folded BULK is inside the window bounds.
+ * @rec_max; a folded BULK is inside the window bounds, at offset 0 of the
+ * VALUE's key, without an END of its own, LAST exactly when it is the
+ * whole value; END is folded only into the value's last record (an
+ * inline VALUE, a VALUE with its last BULK, a LAST BULK).
  *
  * Return: NULL if all invariants hold, else the first one violated.
  */
@@ -329,6 +332,9 @@ static inline const char *rc_check_resp(const void *buf, size_t len,
 					size_t rec_max, int ret,
 					const struct gb_rdma_rec *rec)
 {
+	const uint8_t *p = buf, *b = p + RC_BODY;
+	uint8_t vf;
+
 	if (ret != GB_RDMA_PARSE_OK)
 		return NULL;
 	if (rec_max <= GB_RDMA_RECORD_SIZE) {
@@ -341,8 +347,31 @@ static inline const char *rc_check_resp(const void *buf, size_t len,
 	if (rec->type != GB_RDMA_R_VALUE) {
 		if (len != GB_RDMA_RECORD_SIZE)
 			return "long record other than VALUE accepted";
+		/* flags as sent, not as decoded */
+		if (p[0] == GB_RDMA_R_BULK &&
+		    (rc_le16(b + 2) & GB_RDMA_BULK_END) &&
+		    !(rc_le16(b + 2) & GB_RDMA_BULK_LAST))
+			return "END folded into a BULK that is not the last accepted";
 		return NULL;
 	}
+	vf = b[3];
+	if (vf & GB_RDMA_VALUE_BULK) {
+		const uint8_t *fb = b + offsetof(struct gb_rdma_value, bulk);
+		uint64_t bytes = rc_le64(b + 8);
+		uint16_t bf = rc_le16(fb + 2);
+		uint32_t blen = rc_le32(fb + 4);
+		int last = !!(bf & GB_RDMA_BULK_LAST), whole = blen == bytes;
+
+		if (rc_le64(fb + 8) || rc_le16(fb + 16) != rc_le16(b))
+			return "folded BULK of another offset or key accepted";
+		if ((bf & GB_RDMA_BULK_END) || blen > bytes || last != whole)
+			return "folded BULK inconsistent with its VALUE accepted";
+	}
+	if ((vf & GB_RDMA_VALUE_END) && !(vf & GB_RDMA_VALUE_INLINE) &&
+	    !((vf & GB_RDMA_VALUE_BULK) &&
+	      (rc_le16(b + offsetof(struct gb_rdma_value, bulk) + 2) &
+	       GB_RDMA_BULK_LAST)))
+		return "END folded into an unfinished value accepted";
 	if (rec->u.value.vflags & GB_RDMA_VALUE_INLINE) {
 		if (rec->u.value.vflags & GB_RDMA_VALUE_BULK)
 			return "VALUE both inline and bulk accepted";

@@ -1223,6 +1223,101 @@ static void t_resp_fold(void)
 	      rec.u.bulk.hits == 3 && rec.u.bulk.misses == 4);
 	CHECK(resp_n(r, REC, REC) == GB_RDMA_PARSE_OK &&
 	      rec.u.bulk.hits == 0 && rec.u.bulk.misses == 0);
+	/* END folded into a BULK that is not the value's last: fatal */
+	put16(b + 2, GB_RDMA_BULK_END);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	CHECK(!strcmp(msg, "END folded into a BULK that is not the last"));
+	put16(b + 2, GB_RDMA_BULK_END | GB_RDMA_BULK_CRC);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_FATAL);
+	/* a 3.1 client does not decode the flag */
+	CHECK(resp_n(r, REC, REC) == GB_RDMA_PARSE_OK);
+	/* a plain LAST BULK and a middle BULK stay fine */
+	put16(b + 2, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_OK);
+	put16(b + 2, 0);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MAX) == GB_RDMA_PARSE_OK);
+}
+
+/* Build a VALUE of @bytes for key index 7 with first BULK @len, @bflags. */
+static uint8_t *mk_fold_value(uint8_t vflags, uint64_t bytes, uint32_t len,
+			      uint16_t bflags)
+{
+	const size_t vb = offsetof(struct gb_rdma_value, bulk);
+	uint8_t *b = mk(GB_RDMA_R_VALUE, GB_RDMA_BODY_MAX);
+
+	put16(b, 7);
+	b[2] = 1;
+	b[3] = vflags;
+	put64(b + 8, bytes);
+	b[32] = 'k';
+	put16(b + vb, 1);
+	put16(b + vb + 2, bflags);
+	put32(b + vb + 4, len);
+	put16(b + vb + 16, 7);
+	put16(b + offsetof(struct gb_rdma_value, end), 1);
+	return b;
+}
+
+/* 3.2: folded combinations the protocol rules out are fatal. */
+static void t_resp_fold_forbidden(void)
+{
+	const size_t vb = offsetof(struct gb_rdma_value, bulk);
+	const int max = GB_RDMA_FOLD_RECORD_MAX;
+	const uint8_t vbe = GB_RDMA_VALUE_BULK | GB_RDMA_VALUE_END;
+	uint8_t *b;
+
+	/* the valid shapes: first of several chunks, the only chunk + END */
+	mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 4096, 0);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_OK &&
+	      rec.u.value.key_index == 7 && rec.u.value.bulk.key_index == 7);
+	mk_fold_value(vbe, 9000, 9000, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_OK &&
+	      rec.u.value.hits == 1);
+
+	/* END after a chunk that is not the last: the value never ends */
+	mk_fold_value(vbe, 9000, 4096, 0);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	CHECK(!strcmp(msg, "END folded into an unfinished value"));
+	/* END in a VALUE with neither its bytes nor its BULK */
+	mk_fold_value(GB_RDMA_VALUE_END, 9000, 0, 0);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	CHECK(!strcmp(msg, "END folded into an unfinished value"));
+	mk_fold_value(GB_RDMA_VALUE_END | GB_RDMA_VALUE_CRC, 0, 0, 0);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	/* ... which a 3.1 client reads as a plain VALUE */
+	CHECK(resp_n(r, REC, REC) == GB_RDMA_PARSE_OK);
+
+	/* the folded BULK must be the value's first, for its key */
+	b = mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 4096, 0);
+	put64(b + vb + 8, 4096);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	CHECK(!strcmp(msg, "bad folded BULK"));
+	b = mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 4096, 0);
+	put16(b + vb + 16, 6);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	put16(b + vb + 16, 7);
+	put16(b, 6);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	/* no END flag of a BULK record in VALUE's BULK */
+	mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 9000,
+		      GB_RDMA_BULK_LAST | GB_RDMA_BULK_END);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	mk_fold_value(vbe, 9000, 9000, GB_RDMA_BULK_LAST | GB_RDMA_BULK_END);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	/* LAST exactly when the chunk is the whole value */
+	mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 4096, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 9000, 0);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	mk_fold_value(GB_RDMA_VALUE_BULK, 9000, 9001, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	mk_fold_value(GB_RDMA_VALUE_BULK, 0, 1, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, max) == GB_RDMA_PARSE_FATAL);
+	/* the same at the smallest grant */
+	mk_fold_value(vbe, 9000, 4096, 0);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MIN) == GB_RDMA_PARSE_FATAL);
+	mk_fold_value(vbe, 9000, 9000, GB_RDMA_BULK_LAST);
+	CHECK(resp_n(r, REC, GB_RDMA_FOLD_RECORD_MIN) == GB_RDMA_PARSE_OK);
 }
 
 static void t_hdr_init(void)
@@ -1459,6 +1554,8 @@ static const struct unit_test tests[] = {
 	  t_connect_record },
 	{ "gb_rdma_resp_parse: 3.2 inline, folded BULK and END",
 	  t_resp_fold },
+	{ "gb_rdma_resp_parse: 3.2 folds the protocol rules out are fatal",
+	  t_resp_fold_forbidden },
 	{ "gb_rdma_hdr_init", t_hdr_init },
 	{ "gb_rdma_get_add_key limits", t_get_add_key },
 	{ "gb_rdma_key_ok", t_key_ok },

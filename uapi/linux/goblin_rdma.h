@@ -78,7 +78,10 @@
  *    none. A client that never returns windows stalls only itself. If the
  *    server cannot read a value after its VALUE was sent, it sends ERROR
  *    (SERVER_ERROR, same tag) instead of the remaining BULK records and
- *    continues with the next key.
+ *    continues with the next key; the GET still ends with END (hits
+ *    counts the failed key). An ERROR between a VALUE and its last BULK
+ *    thus fails that value only; any other ERROR answers the whole GET
+ *    record, and no END follows it.
  *
  * 4. SET
  *
@@ -178,7 +181,12 @@
  *    client that did not ask for it. A VALUE with both INLINE and BULK, an
  *    INLINE VALUE whose SEND length is not 512 + bytes or whose bytes
  *    exceed the granted inline limit, and any other record longer than
- *    GB_RDMA_RECORD_SIZE are protocol errors.
+ *    GB_RDMA_RECORD_SIZE are protocol errors; so are GB_RDMA_VALUE_END in
+ *    a VALUE that is neither INLINE nor carries its last BULK,
+ *    GB_RDMA_BULK_END without GB_RDMA_BULK_LAST, and a value.bulk whose
+ *    offset is not 0, whose key_index differs from the VALUE's, that has
+ *    GB_RDMA_BULK_END, or whose GB_RDMA_BULK_LAST disagrees with its len
+ *    being value.bytes.
  */
 #ifndef _UAPI_LINUX_GOBLIN_RDMA_H
 #define _UAPI_LINUX_GOBLIN_RDMA_H

@@ -1383,6 +1383,151 @@ out:
 	gb_close(co);
 }
 
+/* debugfs "fail read KEY OFF ERRNO": what was armed before, or -1. */
+static long long read_fail(const char *key, uint64_t off, int err)
+{
+	unsigned long long len = 0;
+	long long res = -1;
+	char cmd[320];
+
+	snprintf(cmd, sizeof(cmd), "fail read %s %llu %d", key,
+		 (unsigned long long)off, err);
+	if (dbg_store(cmd, &res, &len) || res)
+		return -1;
+	return (long long)len;
+}
+
+/* Is @key (made by fill(@seed), @n bytes) read back byte-exact? */
+static bool get_exact(struct gb_conn *c, const char *key, char *a, char *b,
+		      size_t n, uint64_t seed)
+{
+	size_t vlen = ~(size_t)0;
+
+	fill(a, n, seed);
+	memset(b, 0xee, n);
+	return !gb_get_copy(c, key, strlen(key), b, n, &vlen, NULL, NULL) &&
+	       vlen == n && !memcmp(a, b, n);
+}
+
+/*
+ * A value the server fails to read after its VALUE went out (store
+ * error; debugfs "fail read"): VALUE [BULK..] ERROR, and the server goes
+ * on with the GET's other keys and its END. The key fails alone with
+ * ESERVER, the keys after it arrive, the connection stays usable: over a
+ * 3.2 client (inline, first folded chunk, later chunk) and a 3.1 one.
+ */
+static void test_get_fail(const struct target *t, char *a, char *b)
+{
+	static const struct {
+		const char *key;
+		size_t len;
+		uint64_t off;
+		uint64_t seed;
+	} fc[] = {
+		{ "lt-gf-small", 1000, 0, 61 },		/* 3.2: inline */
+		{ "lt-gf-big", 300000, 0, 62 },		/* first chunk */
+		{ "lt-gf-big", 300000, 256 * 1024, 62 },	/* 2nd window */
+	};
+	static const char *const keys[] = {
+		NULL, "lt-gf-ok-s", "lt-gf-ok-m", "lt-gf-none",
+	};
+	static const char *const cname[] = { "3.2", "3.1" };
+	struct gb_conn *cc[2] = { NULL, NULL };
+	unsigned int i, k;
+	long long armed;
+	size_t klens[4];
+	bool ok;
+	int ret;
+
+	if (access(DBG_STORE, W_OK)) {
+		skip("getfail: store read faults", "no " DBG_STORE);
+		return;
+	}
+	ret = fold_conn(t, NULL, &cc[0]);
+	if (!ret)
+		ret = fold_conn(t, "0", &cc[1]);
+	ok = !ret;
+	fill(a, 1000, 61);
+	ok = ok && !gb_set(cc[0], "lt-gf-small", 11, a, 1000, 0, 0);
+	fill(a, 300000, 62);
+	ok = ok && !gb_set(cc[0], "lt-gf-big", 9, a, 300000, 0, 0);
+	fill(a, 100, 63);
+	ok = ok && !gb_set(cc[0], "lt-gf-ok-s", 10, a, 100, 0, 0);
+	fill(a, 300000, 64);
+	ok = ok && !gb_set(cc[0], "lt-gf-ok-m", 10, a, 300000, 0, 0);
+	gb_delete(cc[0], "lt-gf-none", 10);
+	tap(ok, "getfail: 3.2 and 3.1 connections, values stored");
+	if (!ok)
+		goto out;
+
+	for (k = 0; k < 2; k++) {
+		struct gb_conn *c = cc[k];
+
+		for (i = 0; i < ARRAY_SIZE(fc); i++) {
+			struct fold_mget fm = {
+				.len = { fc[i].len, 100, 300000, 0 },
+				.seed = { fc[i].seed, 63, 64, 0 },
+				.exp = b,
+			};
+			const char *mk[4];
+			char why[128];
+			size_t vlen;
+			int r2;
+
+			/* one key: gb_get_copy() (views, gb_view_next()) */
+			armed = read_fail(fc[i].key, fc[i].off, EIO);
+			ret = gb_get_copy(c, fc[i].key, strlen(fc[i].key), b,
+					  fc[i].len, &vlen, NULL, NULL);
+			snprintf(why, sizeof(why), "%s", gb_errmsg(c));
+			armed = armed ? -1 : read_fail(fc[i].key, 0, 0);
+			ok = get_exact(c, "lt-gf-ok-m", a, b, 300000, 64) &&
+			     get_exact(c, fc[i].key, a, b, fc[i].len,
+				       fc[i].seed);
+			tap(ret == -GB_ESERVER && !armed && ok,
+			    "getfail: %s GET, %zu B value failing at byte %llu -> %s (%s), fault %s; the connection goes on",
+			    cname[k], fc[i].len,
+			    (unsigned long long)fc[i].off, gb_strerror(ret),
+			    why, !armed ? "fired" : "not fired");
+
+			/* first of four keys: the later ones still arrive */
+			memcpy(mk, keys, sizeof(mk));
+			mk[0] = fc[i].key;
+			for (r2 = 0; r2 < 4; r2++)
+				klens[r2] = strlen(mk[r2]);
+			armed = read_fail(fc[i].key, fc[i].off, EIO);
+			ret = gb_get_many(c, 4, mk, klens, fold_mget_cb, &fm);
+			armed = armed ? -1 : read_fail(fc[i].key, 0, 0);
+			ok = !ret && !fm.bad && !armed &&
+			     fm.status[0] == -GB_ESERVER && fm.status[1] == 1 &&
+			     fm.status[2] == 1 && fm.status[3] == -GB_ENOTFOUND;
+			ok = ok && get_exact(c, "lt-gf-ok-s", a, b, 100, 63);
+			tap(ok,
+			    "getfail: %s mget, first key failing at byte %llu of %zu: ESERVER, the hits after it byte-exact, the miss reported (%d %d %d %d, ret %d)",
+			    cname[k], (unsigned long long)fc[i].off, fc[i].len,
+			    fm.status[0], fm.status[1], fm.status[2],
+			    fm.status[3], ret);
+		}
+		/* a view released before its value failed further on */
+		{
+			struct gb_view v;
+			int r3;
+
+			armed = read_fail("lt-gf-big", 256 * 1024, EIO);
+			ret = gb_get(c, "lt-gf-big", 9, &v);
+			if (!ret)
+				gb_release(&v);
+			ok = get_exact(c, "lt-gf-ok-s", a, b, 100, 63);
+			r3 = (int)read_fail("lt-gf-big", 0, 0);
+			tap(!armed && !ret && ok && !r3,
+			    "getfail: %s GET released after its first chunk, the rest fails: the next GET works (%s)",
+			    cname[k], ok ? "yes" : gb_errmsg(c));
+		}
+	}
+out:
+	gb_close(cc[0]);
+	gb_close(cc[1]);
+}
+
 /* A 3.1 server refuses FOLD: connect again with CRC alone, 3.1 records. */
 static void test_fold_old_server(const struct target *t, char *a, char *b)
 {
@@ -1512,6 +1657,8 @@ int main(int argc, char **argv)
 		test_fold(&tgt[1], a, b);
 	else if (tgt[1].on)
 		skip("fold: protocol 3.2 tests", "no -C: not the local goblin.ko");
+	if (tgt[1].on && goblinctl)
+		test_get_fail(&tgt[1], a, b);
 	if (old_srv.on)
 		test_crc_old_server(&old_srv, a, b);
 	if (old31_srv.on)
