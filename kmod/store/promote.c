@@ -64,6 +64,7 @@ static struct delayed_work gb_promo_dwork;
 static u64 gb_promo_next_ns;	/* pacing: no promotion before (ktime ns) */
 static atomic_long_t gb_promo_node_in[MAX_NUMNODES];
 static unsigned int gb_promo_dbg_ms;		/* debugfs, one-shot */
+static atomic64_t gb_promo_attempts;		/* debugfs: copies begun */
 
 /* The node placement wants @priv's heads on now, -1 for none. */
 static int gb_promo_want(const struct gb_obj_priv *priv)
@@ -260,6 +261,7 @@ static long gb_promo_one(struct gb_obj *obj)
 	want = gb_promo_want(priv);
 	if (want < 0 || want == priv->nid - 1)
 		return 0;
+	atomic64_inc(&gb_promo_attempts);
 	copy = gb_obj_alloc_promo(obj, want, gb_promo_room);
 	if (IS_ERR(copy))
 		return PTR_ERR(copy);
@@ -391,6 +393,23 @@ void gb_store_promote_dbg_delay(unsigned int ms)
 	WRITE_ONCE(gb_promo_dbg_ms, ms);
 }
 
+/**
+ * gb_store_promote_dbg_stats - promotion state for the debugfs interface
+ * @st: filled in: attempts since load, what is queued now, and the
+ *      "delay promote" still armed (0: consumed or never set)
+ */
+void gb_store_promote_dbg_stats(struct gb_promo_dbg_stats *st)
+{
+	unsigned long flags;
+
+	st->attempts = atomic64_read(&gb_promo_attempts);
+	st->delay_ms = READ_ONCE(gb_promo_dbg_ms);
+	spin_lock_irqsave(&gb_promo_lock, flags);
+	st->queued = gb_promo_len;
+	st->queued_bytes = gb_promo_bytes;
+	spin_unlock_irqrestore(&gb_promo_lock, flags);
+}
+
 void gb_store_promote_init(void)
 {
 	int i;
@@ -402,6 +421,7 @@ void gb_store_promote_init(void)
 	gb_promo_len = 0;
 	gb_promo_bytes = 0;
 	gb_promo_dbg_ms = 0;
+	atomic64_set(&gb_promo_attempts, 0);
 	for (i = 0; i < MAX_NUMNODES; i++)
 		atomic_long_set(&gb_promo_node_in[i], 0);
 }

@@ -152,6 +152,23 @@ void gb_store_promote_dbg_delay(unsigned int ms);
 u64 gb_store_promote_node_in(int nid);
 void gb_store_promote_kick(void);
 
+/**
+ * struct gb_promo_dbg_stats - promotion state (debugfs)
+ * @attempts:     promotion copies begun since load (each is charged to
+ *                promotion_rate, whether it succeeds or not)
+ * @queued:       objects on the promotion queue now
+ * @queued_bytes: their value bytes
+ * @delay_ms:     the "delay promote" armed and not yet consumed
+ */
+struct gb_promo_dbg_stats {
+	u64 attempts;
+	u64 queued;
+	u64 queued_bytes;
+	u64 delay_ms;
+};
+
+void gb_store_promote_dbg_stats(struct gb_promo_dbg_stats *st);
+
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;
 extern struct rhashtable gb_store_ht;
