@@ -150,7 +150,9 @@ void gb_store_promote_exit(void);
 void gb_store_promote_policy_changed(void);
 void gb_store_promote_dbg_delay(unsigned int ms);
 u64 gb_store_promote_node_in(int nid);
-void gb_store_promote_kick(void);
+bool gb_store_promote_queued(const struct gb_obj_priv *priv);
+void gb_store_promote_unqueue(struct gb_obj *obj);
+void gb_store_promote_quiesce(void);
 
 /**
  * struct gb_promo_dbg_stats - promotion state (debugfs)
