@@ -12,8 +12,9 @@
  *    the object is put on a bounded queue (GB_PROMO_QUEUE_MAX entries and
  *    GB_PROMO_QUEUE_BYTES value bytes, each object at most once, with a
  *    reference), unless a failed promotion of it or to its node backs off.
- *    Reads of an object on the right node, of a queued one, and while the
- *    queue is full write nothing shared and take no lock.
+ *    Reads of an object on the right node or of a queued one write
+ *    nothing; past the threshold the count is not written either, and a
+ *    full queue or a back-off is seen without taking the lock.
  *  - The queue's reference does not keep an object from being evicted:
  *    one that leaves the index (replaced, deleted, evicted, expired) is
  *    taken off the queue and given back at once
