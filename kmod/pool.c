@@ -614,12 +614,14 @@ int gb_pool_alloc_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
  * can still be on another node when the page allocator fell back while
  * creating it: the caller checks page_to_nid(). May sleep.
  *
- * Return: 0 with all @nr pages, or -ENOMEM.
+ * Return: 0 with all @nr pages, -ENOMEM, or -EINVAL for a node that is
+ * not a node with memory.
  */
 int gb_pool_alloc_node_n(int node, struct gb_hpage *hp, u32 nr, void *owner,
 			 u32 *done)
 {
-	if (node < 0) {
+	/* gb_pool_of() would take the pool of this CPU's node instead */
+	if (node < 0 || node >= MAX_NUMNODES || !node_state(node, N_MEMORY)) {
 		*done = 0;
 		return -EINVAL;
 	}
@@ -854,6 +856,53 @@ int gb_pool_victims(bool (*grab)(void *owner), void **out, int max)
 out:
 	up_read(&gb_pool_rwsem);
 	return n;
+}
+
+/**
+ * gb_pool_node_room - could @node's pool lend @nr more pages now
+ * @node: NUMA node with memory
+ * @nr:   pages
+ *
+ * Counts the pool's free pages, the blocks the budget still allows and
+ * the idle blocks of any node (given back for a new one when the budget
+ * is spent). For NUMA promotion, which evicts for a copy only when the
+ * node can then take it: evicting objects frees pages in their blocks,
+ * which stay allocated, and does not let another node's pool grow.
+ * Whether the page allocator has the memory is not checked. May sleep.
+ *
+ * Return: true if @nr pages are available to @node's pool.
+ */
+bool gb_pool_node_room(int node, u32 nr)
+{
+	unsigned long total, allowed, flags;
+	struct gb_block *blk;
+	struct gb_pool *pool;
+	u64 avail = 0;
+	int n;
+
+	if (node < 0 || node >= MAX_NUMNODES || !node_state(node, N_MEMORY))
+		return false;
+	down_read(&gb_pool_rwsem);
+	total = atomic_long_read(&gb_blocks_total);
+	allowed = gb_blocks_allowed();
+	if (total < allowed)
+		avail += (u64)(allowed - total) * READ_ONCE(gb_block_pages);
+	for (n = 0; n < MAX_NUMNODES && avail < nr; n++) {
+		pool = READ_ONCE(gb_pools[n]);
+		if (!pool)
+			continue;
+		spin_lock_irqsave(&pool->lock, flags);
+		if (n == node) {
+			avail += pool->nr_free;
+		} else if (total >= allowed) {
+			list_for_each_entry(blk, &pool->blocks, bnode)
+				if (blk->nr_free == blk->nr && !blk->nr_quar)
+					avail += blk->nr;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	up_read(&gb_pool_rwsem);
+	return avail >= nr;
 }
 
 void gb_pool_set_memory(u64 memory)

@@ -76,6 +76,7 @@ u64 gb_pool_meta_bytes(void);
 u64 gb_pool_quarantined_bytes(void);
 bool gb_hpage_busy(const struct gb_hpage *hp);
 int gb_pool_victims(bool (*grab)(void *owner), void **out, int max);
+bool gb_pool_node_room(int node, u32 nr);
 void gb_pool_dbg_delay_next(unsigned int ms);
 typedef void (*gb_pool_kick_fn)(void);
 void gb_pool_set_kick(gb_pool_kick_fn kick);

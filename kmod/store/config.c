@@ -197,6 +197,8 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 
 	old_block = gb_store_cfg.block;
 	if (cfg->block != gb_store_cfg.block) {
+		/* neither a copy under way nor the queue may hold pages */
+		gb_store_promote_quiesce();
 		gb_store_drain_frees();
 		if (gb_pool_set_block(cfg->block)) {
 			err = gb_refuse(extack,

@@ -70,9 +70,12 @@ static bool gb_dbg_own_dir;
  *                                be read would; the value stays stored.
  *                                0 disarms. LEN = what was armed before
  *                                (0: it has fired)
- * Reading the file returns the result of the last command, the stats and
- * per online node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects",
- * "nodeN_remote" and "nodeN_blocks_huge" (gb_store_node_usage()).
+ * Reading the file returns the result of the last command, the stats, the
+ * promotion state ("promo_attempts": copies begun since load,
+ * "promo_queued" and "promo_queued_bytes": the queue now,
+ * "promo_delay_ms": a "delay promote" not consumed yet) and per online
+ * node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects", "nodeN_remote"
+ * and "nodeN_blocks_huge" (gb_store_node_usage()).
  *
  * goblin/maint_period_ms (0: the default of 2 s; at most one hour, more is
  * refused with -ERANGE) is the period of the maintenance walk that reclaims
@@ -352,6 +355,7 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
+	struct gb_promo_dbg_stats ps;
 	struct gb_store_stats st;
 	ssize_t ret;
 	char *buf;
@@ -377,6 +381,10 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 atomic64_read(&gb_store_maint_runs),
 			 atomic64_read(&gb_store_reclaim_walks),
 			 atomic64_read(&gb_store_evict_scanned));
+	gb_store_promote_dbg_stats(&ps);
+	len += scnprintf(buf + len, GB_DBG_BUF - len,
+			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",
+			 ps.attempts, ps.queued, ps.queued_bytes, ps.delay_ms);
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 

@@ -58,14 +58,16 @@ void gb_store_kick_maint(void)
 /*
  * Would unlinking @priv free what @need asks for right away? Only if the
  * index holds the last reference (nobody is reading or sending it, so it
- * is freed on unlink) and it has that kind of storage. Caller holds
- * gb_store_wlock.
+ * is freed on unlink), besides the promotion queue's, which the unlink
+ * gives back at once (gb_store_promote_unqueue()), and it has that kind of
+ * storage. Caller holds gb_store_wlock.
  */
 static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
 {
 	u32 nr = priv->nr_pages;
 
-	if (refcount_read(&priv->obj->ref) != 1)
+	if (refcount_read(&priv->obj->ref) !=
+	    1 + gb_store_promote_queued(priv))
 		return false;
 	/* Pages a send still holds go to quarantine, not back to the pool. */
 	if (need != GB_NEED_TAIL && nr &&

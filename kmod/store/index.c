@@ -128,9 +128,14 @@ void gb_store_unlink(struct gb_obj *obj, bool from_ht)
 	atomic64_dec(&gb_store_items);
 	atomic64_sub(obj->len, &gb_store_bytes);
 	atomic_inc(&gb_gen);
-	/* the promotion queue gives it back now, not when its turn comes */
+	/*
+	 * The promotion queue gives it back now, not when its turn comes.
+	 * The barrier orders the store to @linked before the bit is read:
+	 * gb_store_promote_note() sets the bit, then reads @linked.
+	 */
+	smp_mb();
 	if (test_bit(GB_PROMO_QUEUED, &priv->pflags))
-		gb_store_promote_kick();
+		gb_store_promote_unqueue(obj);
 	gb_obj_put(obj);
 }
 
@@ -449,7 +454,8 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
  *
  * Only while the key still maps to @old: a SET, delete, eviction or
  * expiry since the copy was made wins and the copy is dropped. The meta
- * state that changes in place (exptime, CAS, stale and win bits) changes
+ * state that changes in place (exptime, CAS, stale and win bits; the CRC
+ * through the debugfs crcflip hook only) changes
  * under the key's meta lock or gb_store_wlock: both are held while it is
  * copied and the copy swapped in, so nothing done to @old is lost. The
  * copy takes @old's id, CAS, commit time and place on the CLOCK list: a
@@ -474,6 +480,7 @@ int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old)
 		goto out;
 	obj->exptime = READ_ONCE(old->exptime);
 	obj->cas = READ_ONCE(old->cas);
+	obj->crc = READ_ONCE(old->crc);
 	priv->stime = opriv->stime;
 	priv->atime = READ_ONCE(opriv->atime);
 	priv->fetched = READ_ONCE(opriv->fetched);

@@ -67,7 +67,8 @@ int gb_store_pick_node(int dev_node)
 	default:
 		break;
 	}
-	return numa_node_id();
+	/* the memory node of this CPU (its own node may have none) */
+	return numa_mem_id();
 }
 
 /* Count an object on the node of its first head page (@delta +1 or -1). */

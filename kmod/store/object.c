@@ -8,9 +8,11 @@
  *    adds one. A committed object is never modified (except exptime by
  *    touch), so a reader with a reference always sees one complete value.
  *  - Replacing, deleting, evicting or expiring an object only unlinks it
- *    and drops the index reference. When the last reference goes, its head
- *    pages go back to the pool and its budgets are uncharged at once, its
- *    tail file is closed and unlinked from a workqueue, and the struct is
+ *    and drops the index reference (and the NUMA promotion queue's, if it
+ *    is queued; a promotion replaces it by a copy like a SET would).
+ *    When the last reference goes, its head pages go back to the pool
+ *    and its budgets are uncharged at once, its tail file is closed and
+ *    unlinked from a workqueue, and the struct is
  *    freed after an RCU grace period (readers may still be looking at it
  *    while their refcount_inc_not_zero() fails). An eviction therefore
  *    never waits for a grace period.

@@ -150,7 +150,26 @@ void gb_store_promote_exit(void);
 void gb_store_promote_policy_changed(void);
 void gb_store_promote_dbg_delay(unsigned int ms);
 u64 gb_store_promote_node_in(int nid);
-void gb_store_promote_kick(void);
+bool gb_store_promote_queued(const struct gb_obj_priv *priv);
+void gb_store_promote_unqueue(struct gb_obj *obj);
+void gb_store_promote_quiesce(void);
+
+/**
+ * struct gb_promo_dbg_stats - promotion state (debugfs)
+ * @attempts:     promotion copies begun since load (each is charged to
+ *                promotion_rate, whether it succeeds or not)
+ * @queued:       objects on the promotion queue now
+ * @queued_bytes: their value bytes
+ * @delay_ms:     the "delay promote" armed and not yet consumed
+ */
+struct gb_promo_dbg_stats {
+	u64 attempts;
+	u64 queued;
+	u64 queued_bytes;
+	u64 delay_ms;
+};
+
+void gb_store_promote_dbg_stats(struct gb_promo_dbg_stats *st);
 
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;

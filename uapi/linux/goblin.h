@@ -338,7 +338,9 @@ enum goblin_stats_attr {
 	GOBLIN_STATS_A_PROMOTIONS,	/* objects moved by NUMA promotion */
 	GOBLIN_STATS_A_PROMOTED_BYTES,	/* their value bytes */
 	GOBLIN_STATS_A_PROMOTION_FAILURES,	/* copies that could not be
-						 * made (no room on the node)
+						 * made (no room on the node,
+						 * pages of another node, an
+						 * index error)
 						 */
 
 	__GOBLIN_STATS_A_MAX,
