@@ -165,6 +165,7 @@ unsigned int gb_cpus_nworkers(void)
 /* A new generation: after the settings it covers were written. */
 static void gb_cpus_new_gen(void)
 {
+	/* the settings before the generation; pairs with gb_cpus_gen() */
 	smp_mb__before_atomic();
 	atomic_inc(&gb_cpus_gen_nr);
 }
