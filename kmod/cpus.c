@@ -4,28 +4,33 @@
  *
  * The `cpus` setting (netlink STORE_SET CPUS, a CPU list such as "0-1,3",
  * or "all") and `cores` (how many of them) decide on which CPUs TCP and
- * RDMA connections execute requests. The transports ask here for a CPU:
- * gb_cpus_near() for the CPU that received a connection's packets (the
- * CPU itself if it is a worker, else a worker of its node, else any
- * worker) and gb_cpus_pick() for a worker of a node (an RDMA device's),
- * any worker for NUMA_NO_NODE or a node without workers. Workers are
- * chosen round robin among the candidates.
+ * RDMA connections execute requests. The transports ask gb_cpus_choose()
+ * where to queue a connection's work: the CPU its input was seen on (TCP:
+ * the socket's sk_incoming_cpu; RDMA: the completion handler's CPU) when
+ * that is a worker of the preferred node (the RDMA device's; any for TCP
+ * or a device on no node) or the preferred node has no worker, else the
+ * CPU chosen before unless that is stale, else a worker of the preferred
+ * node (for TCP the input CPU's node) round robin, else any worker.
  *
  * Readers run in any context (socket callbacks in softirq): the set is an
- * RCU-protected copy, replaced whole by the netlink handler (genl_mutex
- * serialises writers), and gb_cpus_gen_nr advances after every change,
- * and when a CPU goes online or offline (the workers are counted over
+ * RCU-protected copy, replaced whole by the netlink handler (under
+ * gb_cpus_lock), and gb_cpus_gen_nr advances after every change, when a
+ * CPU has come online and when one is dead (the workers are counted over
  * online CPUs), so that a CPU chosen before it is chosen again
- * (gb_cpus_stale()).
+ * (gb_cpus_stale()). One decision reads the generation, then the
+ * settings once under one rcu_read_lock().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/goblin.h>
 
 #include "goblin.h"
 #include "cpus.h"
@@ -37,16 +42,27 @@ struct gb_cpus_cfg {
 
 /* NULL: every online CPU */
 static struct gb_cpus_cfg __rcu *gb_cpus_cur;
+/* writers of gb_cpus_cur (the netlink handler; genl_mutex -> this) */
+static DEFINE_MUTEX(gb_cpus_lock);
 static atomic_t gb_cpus_gen_nr = ATOMIC_INIT(0);
 static atomic_t gb_cpus_rr = ATOMIC_INIT(0);
-static int gb_cpus_hp_state;
+static int gb_cpus_hp_online = -1;
+static int gb_cpus_hp_dead = -1;
+static struct dentry *gb_cpus_dbg;
+/*
+ * The longest CPU list (as STORE_GET prints it) that `cpus` may be: the
+ * reply buffer's size less the NUL; a test lowers it through debugfs
+ * (cpus/list_max), as no test guest has CPUs enough for a long list.
+ */
+static u32 gb_cpus_list_max = GOBLIN_CPUS_MAX - 1;
 
 /**
  * gb_cpus_gen() - the generation of the worker settings
  *
- * Return: a number that changes with every change of `cpus` or `cores`.
- * Read before the settings themselves (acquire), so a CPU chosen after
- * reading generation G honours the settings of G or later.
+ * Return: a number that changes with every change of `cpus` or `cores`
+ * and of the online CPUs. Read before the settings themselves (acquire),
+ * so a CPU chosen after reading generation G honours the settings of G or
+ * later.
  */
 u32 gb_cpus_gen(void)
 {
@@ -59,8 +75,10 @@ u32 gb_cpus_gen(void)
  * @extack: for the refusal message
  *
  * Return: a new setting for gb_cpus_apply() (NULL for "all"), or an
- * ERR_PTR: -EINVAL when @list is no CPU list, is empty, or names a CPU
- * that is not online or not possible.
+ * ERR_PTR: -EINVAL when @list is no CPU list, is empty, names a CPU that
+ * is not online or not possible, or would not fit the STORE_GET reply in
+ * its normalised form (group syntax expands: "0-1023:1/2" prints 512
+ * numbers).
  */
 struct gb_cpus_cfg *gb_cpus_parse(const char *list,
 				  struct netlink_ext_ack *extack)
@@ -89,6 +107,12 @@ struct gb_cpus_cfg *gb_cpus_parse(const char *list,
 	}
 	if (!cpumask_subset(&cfg->mask, cpu_online_mask)) {
 		NL_SET_ERR_MSG(extack, "cpus: a CPU of the list is not online");
+		goto bad;
+	}
+	ret = snprintf(NULL, 0, "%*pbl", cpumask_pr_args(&cfg->mask));
+	if (ret > min_t(u32, READ_ONCE(gb_cpus_list_max),
+			GOBLIN_CPUS_MAX - 1)) {
+		NL_SET_ERR_MSG(extack, "cpus: too long as a CPU list");
 		goto bad;
 	}
 	return cfg;
@@ -125,36 +149,87 @@ unsigned int gb_cpus_count(const struct gb_cpus_cfg *cfg)
 }
 
 /**
+ * gb_cpus_nworkers() - how many workers there are now
+ *
+ * Return: the online CPUs of `cpus` (all online CPUs when none is), at
+ * most `cores` of them when `cores` is not 0.
+ */
+unsigned int gb_cpus_nworkers(void)
+{
+	unsigned int cores = READ_ONCE(gb_param_cores);
+	unsigned int n = gb_cpus_count(ERR_PTR(-ENOENT));
+
+	return cores ? min(cores, n) : n;
+}
+
+/* A new generation: after the settings it covers were written. */
+static void gb_cpus_new_gen(void)
+{
+	/* the settings before the generation; pairs with gb_cpus_gen() */
+	smp_mb__before_atomic();
+	atomic_inc(&gb_cpus_gen_nr);
+}
+
+/**
  * gb_cpus_apply() - make a validated setting current
  * @cfg: from gb_cpus_parse() (NULL: all CPUs); taken over
  * @change: false to keep the current set (@cfg is then ignored) and only
  *          start a new generation (`cores` changed)
  *
- * Caller: the netlink handler (genl_mutex), after writing gb_param_cores;
- * CPU hotplug callbacks with @change false.
+ * Caller: the netlink handler (process context), after writing
+ * gb_param_cores.
  */
 void gb_cpus_apply(struct gb_cpus_cfg *cfg, bool change)
 {
 	struct gb_cpus_cfg *old = NULL;
 
+	mutex_lock(&gb_cpus_lock);
 	if (change)
-		old = rcu_replace_pointer(gb_cpus_cur, cfg, true);
+		old = rcu_replace_pointer(gb_cpus_cur, cfg,
+					  lockdep_is_held(&gb_cpus_lock));
 	/* the new set (and cores) before the new generation */
-	smp_mb__before_atomic();
-	atomic_inc(&gb_cpus_gen_nr);
+	gb_cpus_new_gen();
+	mutex_unlock(&gb_cpus_lock);
 	if (old)
 		kfree_rcu(old, rcu);
 }
 
-/* CPU hotplug: the online CPUs, and so the workers, changed. */
+/*
+ * CPU hotplug: the online CPUs, and so the workers, changed. Called for a
+ * CPU coming up once it is online (CPUHP_AP_ONLINE_DYN), and for one
+ * going down once it is dead (CPUHP_BP_PREPARE_DYN teardown, on a control
+ * CPU): a CPU that is still in cpu_online_mask when the generation moves
+ * could be chosen again in the new one.
+ */
 static int gb_cpus_hotplug(unsigned int cpu)
 {
-	gb_cpus_apply(NULL, false);
+	gb_cpus_new_gen();
 	return 0;
 }
 
+/* debugfs cpus/gen: the generation (tests watch it move on hotplug) */
+static int gb_cpus_gen_get(void *data, u64 *val)
+{
+	*val = gb_cpus_gen();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(gb_cpus_gen_fops, gb_cpus_gen_get, NULL, "%llu\n");
+
+static void gb_cpus_dbg_init(void)
+{
+	struct dentry *dir = debugfs_lookup("goblin", NULL);
+
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	gb_cpus_dbg = debugfs_create_dir("cpus", dir);
+	dput(dir);
+	debugfs_create_file_unsafe("gen", 0400, gb_cpus_dbg, NULL,
+				   &gb_cpus_gen_fops);
+	debugfs_create_u32("list_max", 0600, gb_cpus_dbg, &gb_cpus_list_max);
+}
+
 /**
- * gb_cpus_init() - follow CPU hotplug
+ * gb_cpus_init() - follow CPU hotplug; the debugfs knobs
  *
  * Return: 0 or a negative errno.
  */
@@ -162,11 +237,21 @@ int gb_cpus_init(void)
 {
 	int ret;
 
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "goblin/cpus:online",
-					gb_cpus_hotplug, gb_cpus_hotplug);
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					"goblin/cpus:online", gb_cpus_hotplug,
+					NULL);
 	if (ret < 0)
 		return ret;
-	gb_cpus_hp_state = ret;
+	gb_cpus_hp_online = ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"goblin/cpus:dead", NULL,
+					gb_cpus_hotplug);
+	if (ret < 0) {
+		cpuhp_remove_state_nocalls(gb_cpus_hp_online);
+		return ret;
+	}
+	gb_cpus_hp_dead = ret;
+	gb_cpus_dbg_init();
 	return 0;
 }
 
@@ -180,10 +265,11 @@ void gb_cpus_free(struct gb_cpus_cfg *cfg)
 /**
  * gb_cpus_print() - the current setting as STORE_GET reports it
  * @buf: output
- * @len: its size
+ * @len: its size (GOBLIN_CPUS_MAX holds every setting gb_cpus_parse()
+ *       accepts)
  *
- * Return: the length written: "all" or the CPU list as given (online or
- * not now).
+ * Return: the length written: "all" or the CPU list in its normalised
+ * form ("1,0" reads back "0-1"), its CPUs online or not now.
  */
 int gb_cpus_print(char *buf, size_t len)
 {
@@ -200,15 +286,14 @@ int gb_cpus_print(char *buf, size_t len)
 	return n;
 }
 
-/* Is @cpu a worker? Under rcu_read_lock(). */
-static bool gb_cpus_worker_rcu(const struct cpumask *base, unsigned int cores,
-			       int cpu)
+/* Is @cpu (in range) a worker? Under rcu_read_lock(). */
+static bool gb_cpus_worker(const struct cpumask *base, unsigned int cores,
+			   int cpu)
 {
 	unsigned int i = 0;
 	int c;
 
-	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu) ||
-	    !cpumask_test_cpu(cpu, base))
+	if (!cpu_online(cpu) || !cpumask_test_cpu(cpu, base))
 		return false;
 	if (!cores)
 		return true;
@@ -219,23 +304,6 @@ static bool gb_cpus_worker_rcu(const struct cpumask *base, unsigned int cores,
 			return true;
 	}
 	return false;
-}
-
-/**
- * gb_cpus_worker() - whether a CPU is one of the workers now
- * @cpu: CPU number (anything: out of range is no worker)
- *
- * Return: true if it is.
- */
-bool gb_cpus_worker(int cpu)
-{
-	bool ret;
-
-	rcu_read_lock();
-	ret = gb_cpus_worker_rcu(gb_cpus_base(rcu_dereference(gb_cpus_cur)),
-				 READ_ONCE(gb_param_cores), cpu);
-	rcu_read_unlock();
-	return ret;
 }
 
 /* The @k-th worker (of @node, if not NUMA_NO_NODE); count them if k < 0. */
@@ -256,49 +324,107 @@ static int gb_cpus_nth(const struct cpumask *base, unsigned int cores,
 	return k < 0 ? found : -1;
 }
 
-/**
- * gb_cpus_pick() - a worker CPU for work of a NUMA node
- * @node: the node, or NUMA_NO_NODE
- *
- * Return: a worker of @node, round robin; any worker when @node is
- * NUMA_NO_NODE or has none.
- */
-int gb_cpus_pick(int node)
+/* Has @node (not NUMA_NO_NODE) a worker? Under rcu_read_lock(). */
+static bool gb_cpus_node_has(const struct cpumask *base, unsigned int cores,
+			     int node)
 {
-	unsigned int cores = READ_ONCE(gb_param_cores);
-	const struct cpumask *base;
-	int n, cpu;
+	int c;
 
-	rcu_read_lock();
-	base = gb_cpus_base(rcu_dereference(gb_cpus_cur));
-	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
-		node = NUMA_NO_NODE;
-	n = gb_cpus_nth(base, cores, node, -1);
-	if (!n && node != NUMA_NO_NODE) {
+	if (cores)
+		return gb_cpus_nth(base, cores, node, 0) >= 0;
+	for_each_cpu_and(c, base, cpumask_of_node(node))
+		if (cpu_online(c))
+			return true;
+	return false;
+}
+
+/*
+ * A worker of @node round robin, any worker when @node is NUMA_NO_NODE or
+ * has none. Under rcu_read_lock().
+ */
+static int gb_cpus_pick(const struct cpumask *base, unsigned int cores,
+			int node)
+{
+	int n = node == NUMA_NO_NODE ? 0 : gb_cpus_nth(base, cores, node, -1);
+	int cpu;
+
+	if (!n) {
 		node = NUMA_NO_NODE;
 		n = gb_cpus_nth(base, cores, node, -1);
 	}
 	cpu = n ? gb_cpus_nth(base, cores, node,
 			      (unsigned int)atomic_inc_return(&gb_cpus_rr) % n)
 		: -1;
-	rcu_read_unlock();
-	/* every CPU went offline meanwhile: this one is as good as any */
-	return cpu >= 0 ? cpu : raw_smp_processor_id();
+	/* the chosen one went offline meanwhile: the first worker */
+	if (cpu < 0)
+		cpu = cpumask_first_and(base, cpu_online_mask);
+	/* every CPU of it went offline meanwhile: this one is as good */
+	if (cpu < 0 || cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	return cpu;
+}
+
+/* @node if it is an online node, else NUMA_NO_NODE */
+static int gb_cpus_node(int node)
+{
+	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+		return NUMA_NO_NODE;
+	return node;
 }
 
 /**
- * gb_cpus_near() - the worker closest to a CPU
- * @cpu: the CPU (e.g. the one receiving a connection's packets); < 0 for
- *       none
+ * gb_cpus_choose() - where to queue a connection's work
+ * @slot: the connection's gb_cpus_pack()ed choice, updated (initialise it
+ *        with gb_cpus_slot_init())
+ * @here: the CPU the connection's input was seen on (TCP: its socket's
+ *        sk_incoming_cpu; RDMA: the completion handler's CPU), or -1 when
+ *        the caller is not on the data path (idle ticks, connection
+ *        events, setup): the stored CPU is kept then unless it is stale
+ * @node: the preferred node (RDMA: the device's); NUMA_NO_NODE (or a node
+ *        that is not online): none
  *
- * Return: @cpu if it is a worker, else a worker of its node, else any.
+ * @here is taken when it is a worker and @node is none, is @here's node
+ * or has no worker. Else the stored CPU is kept unless it is stale (the
+ * settings or the online CPUs changed since it was chosen, or it is
+ * none). Else a worker of @node, or of @here's node when @node is none,
+ * round robin; any worker when that node has none. The generation is read
+ * first, the settings once; racing callers each store a choice of the
+ * current generation or an older one (chosen again next time).
+ *
+ * Context: any (softirq, under spinlocks): RCU only, never sleeps.
+ * Return: an online CPU (a worker unless the workers changed meanwhile).
  */
-int gb_cpus_near(int cpu)
+int gb_cpus_choose(atomic64_t *slot, int here, int node)
 {
-	if (gb_cpus_worker(cpu))
+	s64 v = atomic64_read(slot), nv;
+	const struct cpumask *base;
+	int cpu = gb_cpus_unpack(v);
+	unsigned int cores;
+	u32 gen;
+
+	if (here < 0 || here >= nr_cpu_ids)
+		here = -1;
+	if (likely(here < 0 || here == cpu) && !gb_cpus_stale(v))
 		return cpu;
-	return gb_cpus_pick(cpu >= 0 && cpu < nr_cpu_ids ? cpu_to_node(cpu)
-							 : NUMA_NO_NODE);
+	gen = gb_cpus_gen();
+	rcu_read_lock();
+	base = gb_cpus_base(rcu_dereference(gb_cpus_cur));
+	cores = READ_ONCE(gb_param_cores);
+	node = gb_cpus_node(node);
+	if (here >= 0 && gb_cpus_worker(base, cores, here) &&
+	    (node == NUMA_NO_NODE || cpu_to_node(here) == node ||
+	     !gb_cpus_node_has(base, cores, node))) {
+		cpu = here;
+	} else if (gb_cpus_stale(v)) {
+		if (node == NUMA_NO_NODE && here >= 0)
+			node = gb_cpus_node(cpu_to_node(here));
+		cpu = gb_cpus_pick(base, cores, node);
+	}
+	rcu_read_unlock();
+	nv = gb_cpus_pack(cpu, gen);
+	if (nv != v)
+		atomic64_set(slot, nv);
+	return cpu;
 }
 
 /* Module unload: the netlink family is gone, nothing changes the set. */
@@ -306,8 +432,14 @@ void gb_cpus_exit(void)
 {
 	struct gb_cpus_cfg *cfg;
 
-	cpuhp_remove_state_nocalls(gb_cpus_hp_state);
-	cfg = rcu_replace_pointer(gb_cpus_cur, NULL, true);
+	debugfs_remove(gb_cpus_dbg);
+	gb_cpus_dbg = NULL;
+	cpuhp_remove_state_nocalls(gb_cpus_hp_dead);
+	cpuhp_remove_state_nocalls(gb_cpus_hp_online);
+	mutex_lock(&gb_cpus_lock);
+	cfg = rcu_replace_pointer(gb_cpus_cur, NULL,
+				  lockdep_is_held(&gb_cpus_lock));
+	mutex_unlock(&gb_cpus_lock);
 
 	synchronize_rcu();
 	kfree(cfg);

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
+#include "cpus.h"
 #include "goblin.h"
 
 unsigned long long gb_param_memory;
@@ -55,6 +56,7 @@ static const struct gb_subsys gb_subsystems[] = {
 	{ "stats",	gb_stats_init,		gb_stats_exit },
 	{ "store",	gb_store_init,		gb_store_exit },
 	{ "mc_exec",	gb_mc_exec_init,	gb_mc_exec_exit },
+	{ "cpus",	gb_cpus_init,		gb_cpus_exit },
 	{ "tcp",	gb_tcp_init,		gb_tcp_exit },
 	{ "http",	gb_http_init,		gb_http_exit },
 	{ "rdma",	gb_rdma_init,		gb_rdma_exit },

@@ -19,6 +19,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "cpus.h"
 #include "goblin.h"
 #include "store.h"
 #include "registry.h"
@@ -658,8 +659,7 @@ static int gb_mc_settings(struct gb_mc_sink *sink, char *buf, size_t size)
 	gb_mc_stat(buf, size, &off, "verbosity", "%u",
 		   READ_ONCE(gb_mc_verbosity));
 	gb_mc_stat(buf, size, &off, "evictions", "on");
-	gb_mc_stat(buf, size, &off, "num_threads", "%u",
-		   gb_param_cores ?: num_online_cpus());
+	gb_mc_stat(buf, size, &off, "num_threads", "%u", gb_cpus_nworkers());
 	gb_mc_stat(buf, size, &off, "detail_enabled", "%s",
 		   READ_ONCE(gb_mc_detail) ? "yes" : "no");
 	gb_mc_stat(buf, size, &off, "cas_enabled", "yes");
@@ -788,8 +788,7 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 	gb_mc_stat(buf, size, &off, "bytes_written", "%llu",
 		   c[GB_MC_R_BYTES_WRITTEN]);
 	gb_mc_stat(buf, size, &off, "limit_maxbytes", "%llu", st.memory_limit);
-	gb_mc_stat(buf, size, &off, "threads", "%u",
-		   gb_param_cores ? gb_param_cores : num_online_cpus());
+	gb_mc_stat(buf, size, &off, "threads", "%u", gb_cpus_nworkers());
 	gb_mc_stat(buf, size, &off, "bytes", "%llu", st.bytes);
 	gb_mc_stat(buf, size, &off, "curr_items", "%llu", st.curr_items);
 	gb_mc_stat(buf, size, &off, "total_items", "%llu",

@@ -1660,14 +1660,9 @@ int gb_netlink_init(void)
 	BUILD_BUG_ON(GB_KEY_MAX != GOBLIN_KEY_MAX);
 
 	gb_nl_cores = gb_param_cores;
-	err = gb_cpus_init();
+	err = genl_register_family(&gb_nl_family);
 	if (err)
 		return err;
-	err = genl_register_family(&gb_nl_family);
-	if (err) {
-		gb_cpus_exit();
-		return err;
-	}
 	WRITE_ONCE(gb_nl_ready, true);
 	gb_events_set_sink(&gb_nl_event_sink);
 	gb_nl_dbg_init();
@@ -1683,5 +1678,4 @@ void gb_netlink_exit(void)
 	/* Wait for event senders that saw the sink or gb_nl_ready == true. */
 	synchronize_rcu();
 	genl_unregister_family(&gb_nl_family);
-	gb_cpus_exit();
 }

@@ -8,11 +8,13 @@
  * socket would block, so a slow reader only parks its own connection.
  *
  * CPU: a connection's work runs on the CPU that receives its packets (the
- * one running the socket callback; at accept, see gb_tcp_new_conn()) when
- * that is a worker CPU (kmod/cpus.h: `cpus` and `cores`), else on a worker
- * of that CPU's node, else on any worker. It follows the packets when they
- * move to another worker, and is chosen again after any change of the
- * settings or when its CPU went offline (gb_tcp_cpu()).
+ * socket's sk_incoming_cpu; at accept, see gb_tcp_new_conn()) when that
+ * is a worker CPU (kmod/cpus.h: `cpus` and `cores`), else on a worker of
+ * that CPU's node, else on any worker. It follows the packets when they
+ * move to another worker (once its work is not running: a running work
+ * item queued again runs where it runs, the workqueue's non-reentrancy),
+ * and is chosen again after any change of the settings or of the online
+ * CPUs (gb_tcp_queue(), gb_cpus_choose()).
  *
  * Lifetime: a connection is freed only by its own work item (which the
  * workqueue allows), after its socket callbacks were restored (so nothing
@@ -836,36 +838,24 @@ static int gb_conn_process(struct gb_tcp_conn *c)
 /* ---- connection lifetime ---- */
 
 /*
- * gb_tcp_cpu() - the CPU to queue @c's work on, called where its packets
- * (or its own work) run: this CPU if it is a worker, else the one chosen
- * before unless that is stale (settings changed, offline), else the worker
- * nearest to this CPU. Any context; racing callers each store a valid
- * choice of the current generation or an older one (chosen again next
- * time).
+ * Queue @c's work on the CPU for input seen on @here (kmod/cpus.c:
+ * gb_cpus_choose()). Any context.
  */
-static int gb_tcp_cpu(struct gb_tcp_conn *c)
+static void gb_tcp_queue_on(struct gb_tcp_conn *c, int here)
 {
-	int here = raw_smp_processor_id();
-	s64 v = atomic64_read(&c->cpu);
-	int cpu = gb_cpus_unpack(v);
-	u32 gen;
-
-	if (likely(here == cpu) && !gb_cpus_stale(v))
-		return cpu;
-	gen = gb_cpus_gen();
-	if (gb_cpus_worker(here))
-		cpu = here;
-	else if (gb_cpus_stale(v))
-		cpu = gb_cpus_near(here);
-	else
-		return cpu;
-	atomic64_set(&c->cpu, gb_cpus_pack(cpu, gen));
-	return cpu;
+	queue_work_on(gb_cpus_choose(&c->cpu, here, NUMA_NO_NODE), gb_tcp_wq,
+		      &c->work);
 }
 
+/*
+ * Queue @c's work where its packets come in: TCP records the CPU of every
+ * segment it receives in sk_incoming_cpu (in softirq, before it is queued
+ * or backlogged), so this holds for every caller, also for the work's own
+ * re-queue, a backlog drained in process context and the idle work.
+ */
 static void gb_tcp_queue(struct gb_tcp_conn *c)
 {
-	queue_work_on(gb_tcp_cpu(c), gb_tcp_wq, &c->work);
+	gb_tcp_queue_on(c, READ_ONCE(c->sock->sk->sk_incoming_cpu));
 }
 
 static void gb_conn_data_ready(struct sock *sk)
@@ -1055,7 +1045,6 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	struct sock *sk = s->sk;
 	u32 max = l->cfg.max_conns;
 	int cpu;
-	u32 gen;
 
 	spin_lock(&gb_tcp_lock);
 	if (l->nconns >= max) {
@@ -1099,8 +1088,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	if (skb_queue_empty_lockless(&sk->sk_receive_queue) || cpu < 0 ||
 	    cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
-	gen = gb_cpus_gen();
-	atomic64_set(&c->cpu, gb_cpus_pack(gb_cpus_near(cpu), gen));
+	gb_cpus_slot_init(&c->cpu);
 	c->ran_cpu = -1;
 	c->sink.ops = &gb_tcp_sink_ops;
 	c->sink.tid = &c->tid;
@@ -1147,7 +1135,7 @@ static void gb_tcp_new_conn(struct gb_tcp_listener *l, struct socket *s)
 	 * under the lock: once it is dropped, a callback may run the work,
 	 * which can close and free @c (a client's immediate FIN).
 	 */
-	gb_tcp_queue(c);
+	gb_tcp_queue_on(c, cpu);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 

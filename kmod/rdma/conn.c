@@ -522,17 +522,25 @@ static int gb_rdma_dev_node(struct ib_device *ibdev)
 	return node == GB_RDMA_NODE_REAL ? ibdev_to_node(ibdev) : node;
 }
 
+/* round robin over the vectors when none can be matched to a CPU */
+static atomic_t gb_rdma_vec_rr = ATOMIC_INIT(0);
+
 /*
- * The completion vector for a connection served on @cpu: the one whose
- * interrupt affinity holds @cpu when the driver reports affinities
- * (ib_get_vector_affinity()), else @cpu modulo the number of vectors,
- * which is the vector of @cpu with drivers that spread vector i to the
- * i-th CPU. Soft devices (rxe) complete where they process the packets
- * whatever the vector; gb_rdma_cpu() then moves the work.
+ * The completion vector for a connection served on @cpu, chosen once at
+ * setup (a later change of `cpus` moves conn->work, not the interrupt):
+ * the one whose interrupt affinity holds @cpu when the driver reports
+ * affinities (ib_get_vector_affinity(); no in-tree driver does on Linux
+ * 6.1 or 6.12), else the k-th vector when @cpu is the k-th CPU counting
+ * from the device's node (cpumask_local_spread(k, node)), which is how
+ * mlx5 spreads its vectors' interrupts by default, else the next vector
+ * round robin. Soft devices (rxe) complete where they process the packets
+ * whatever the vector; gb_cpus_choose() then moves the work.
  */
 static u32 gb_rdma_vector(struct ib_device *ibdev, int cpu)
 {
 	u32 n = max_t(u32, ibdev->num_comp_vectors, 1), v;
+	u32 spread = min_t(u32, n, num_online_cpus());
+	int node = ibdev_to_node(ibdev);
 	const struct cpumask *mask;
 
 	for (v = 0; v < n; v++) {
@@ -542,7 +550,10 @@ static u32 gb_rdma_vector(struct ib_device *ibdev, int cpu)
 		if (cpumask_test_cpu(cpu, mask))
 			return v;
 	}
-	return (u32)cpu % n;
+	for (v = 0; v < spread; v++)
+		if (cpumask_local_spread(v, node) == cpu)
+			return v;
+	return (u32)atomic_inc_return(&gb_rdma_vec_rr) % n;
 }
 
 /**
@@ -561,7 +572,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	struct ib_qp_init_attr qa = {}, got = {};
 	u32 rsge = min_t(u32, conn->max_sge, ibdev->attrs.max_sge_rd);
 	u32 base = conn->ntx + 2, rq = conn->nrx + 1, ncqe, ctxs, f, sq, i;
-	u32 vec, gen;
+	u32 vec;
 	struct ib_qp_attr attr;
 	int ret, cpu;
 
@@ -572,10 +583,9 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 
 	/* a flushed QP completes every WR, signaled or not */
 	ncqe = min_t(u32, base + 3 * ctxs + rq + 2, gb_rdma_max_cqe(ibdev));
-	gen = gb_cpus_gen();
 	conn->dev_node = gb_rdma_dev_node(ibdev);
-	cpu = gb_cpus_pick(conn->dev_node);
-	atomic64_set(&conn->cpu, gb_cpus_pack(cpu, gen));
+	gb_cpus_slot_init(&conn->cpu);
+	cpu = gb_cpus_choose(&conn->cpu, -1, conn->dev_node);
 	conn->ran_cpu = -1;
 	vec = gb_rdma_vector(ibdev, cpu);
 	conn->cq = ib_alloc_cq(ibdev, conn, ncqe, vec, IB_POLL_WORKQUEUE);

@@ -17,8 +17,10 @@
  * (an unbound queue costs a cross-CPU wake-up per request, which in a
  * slow guest was milliseconds). That CPU must be a worker (kmod/cpus.h:
  * `cpus`, `cores`) of the device's node, or of any node for a device on
- * none: otherwise conn->work goes to the worker chosen for the connection
- * at setup (gb_rdma_cpu()). rdma_cm handlers never sleep
+ * none or on a node without workers: otherwise conn->work goes to the
+ * worker chosen for the connection before (at setup, or again after a
+ * change: gb_cpus_choose()). Kicks from elsewhere (idle ticks, cm events)
+ * keep that CPU. rdma_cm handlers never sleep
  * for long and never destroy a cm_id: closing queues conn->release.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
@@ -66,39 +68,27 @@ void gb_rdma_fail(struct gb_rdma_conn *conn, enum gb_rdma_err kind,
 /* ---------------------------------------------------------------------- */
 /* completions (CQ workqueue context) */
 
-/*
- * The CPU for conn->work: this one if it is a worker of the device's node
- * (any node for a device on none), else the one chosen before unless it is
- * stale (settings changed since, also while the connection was being set
- * up, or offline), else a new one of the node. Racing callers each store a
- * choice of the current generation or an older one (chosen again).
- */
-static int gb_rdma_cpu(struct gb_rdma_conn *conn)
-{
-	int here = raw_smp_processor_id();
-	s64 v = atomic64_read(&conn->cpu);
-	int cpu = gb_cpus_unpack(v);
-	u32 gen;
-
-	if (likely(here == cpu) && !gb_cpus_stale(v))
-		return cpu;
-	gen = gb_cpus_gen();
-	if ((conn->dev_node == NUMA_NO_NODE ||
-	     cpu_to_node(here) == conn->dev_node) &&
-	    gb_cpus_worker(here))
-		cpu = here;
-	else if (gb_cpus_stale(v))
-		cpu = gb_cpus_pick(conn->dev_node);
-	else
-		return cpu;
-	atomic64_set(&conn->cpu, gb_cpus_pack(cpu, gen));
-	return cpu;
-}
-
-void gb_rdma_kick(struct gb_rdma_conn *conn)
+/* Queue conn->work for input seen on @here (-1: none, gb_cpus_choose()). */
+static void gb_rdma_kick_on(struct gb_rdma_conn *conn, int here)
 {
 	if (!test_bit(GB_CONN_CLOSING, &conn->flags))
-		queue_work_on(gb_rdma_cpu(conn), gb_rdma_io_wq, &conn->work);
+		queue_work_on(gb_cpus_choose(&conn->cpu, here, conn->dev_node),
+			      gb_rdma_io_wq, &conn->work);
+}
+
+/*
+ * gb_rdma_kick() - have conn->work run, from outside the completion path
+ * (idle ticks, cm events): on the CPU chosen before, unless that is stale.
+ */
+void gb_rdma_kick(struct gb_rdma_conn *conn)
+{
+	gb_rdma_kick_on(conn, -1);
+}
+
+/* From a completion handler: this CPU if it may serve the connection. */
+static void gb_rdma_kick_here(struct gb_rdma_conn *conn)
+{
+	gb_rdma_kick_on(conn, raw_smp_processor_id());
 }
 
 static void gb_rdma_wc_error(struct gb_rdma_conn *conn, struct ib_wc *wc,
@@ -134,7 +124,7 @@ void gb_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->lock);
 	list_add_tail(&rx->node, &conn->rxq);
 	spin_unlock(&conn->lock);
-	gb_rdma_kick(conn);
+	gb_rdma_kick_here(conn);
 }
 
 void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -156,7 +146,7 @@ void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		gb_rdma_wc_error(conn, wc, GB_RDMA_E_WC);
 	else
-		gb_rdma_kick(conn);
+		gb_rdma_kick_here(conn);
 }
 
 /*
@@ -187,7 +177,7 @@ void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->lock);
 	conn->read_done = true;
 	spin_unlock(&conn->lock);
-	gb_rdma_kick(conn);
+	gb_rdma_kick_here(conn);
 }
 
 /*

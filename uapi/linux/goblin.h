@@ -38,8 +38,9 @@
  *                             connection: LISTENER_KIND LISTENER_ID CONN_ID
  *                             PEER_ADDR4|6 PEER_PORT RX_BYTES TX_BYTES
  *                             CMDS IDLE CPU CPU_NODE, and for RDMA
- *                             connections also DEVICE HITS MISSES BYTES_WRITTEN BYTES_READ
- *                             WINDOWS_IN_FLIGHT RDMA_ERRORS (nest)
+ *                             connections also DEVICE HITS MISSES
+ *                             BYTES_WRITTEN BYTES_READ WINDOWS_IN_FLIGHT
+ *                             RDMA_ERRORS (nest)
  *   OBJ_GET        P   do     KEY -> KEY OBJ_LEN OBJ_FLAGS OBJ_CAS
  *                             OBJ_EXPTIME
  *                      dump   optional PREFIX; one message per object
@@ -53,8 +54,10 @@
  *
  * STORE_SET refuses settings the module does not implement with
  * EOPNOTSUPP and an extack message: MLOCK 0.
- * CPUS that is no CPU list, empty, or names an offline CPU, and CORES
- * above the online CPUs of CPUS, are refused with EINVAL / ERANGE.
+ * CPUS that is no CPU list, empty, names an offline CPU or would print
+ * longer than GOBLIN_CPUS_MAX - 1 characters in its normalised form (as
+ * STORE_GET reports it), and CORES above the online CPUs of CPUS, are
+ * refused with EINVAL / ERANGE.
  *
  * Statistics, configuration, listeners and NUMA state are readable by any
  * user: they carry no keys, values or client addresses. Connection dumps

@@ -30,8 +30,9 @@
  *   badflow           return a window the client does not hold: disconnect
  *   overrun           send more records than granted: expect disconnect
  *   die KEY           GET KEY and exit without returning windows
- *   hold SECS         connect, NOOP, then wait up to SECS for a disconnect;
- *                     exit 0 if the server disconnected us
+ *   hold SECS [N]     connect, NOOP (N NOOPs 0.3 s apart), then wait up to
+ *                     SECS for a disconnect; exit 0 if the server
+ *                     disconnected us
  *   stall KEY SIZE SECS  SET, unknown record, GET miss, GET KEY keeping
  *                     every window filled; stay SECS (statistics test)
  *   bigsend           send a 600-byte SEND right after the connection is
@@ -1227,9 +1228,16 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	if (!strcmp(cmd, "hold")) {
-		send_noop(12);
-		if (recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP)
-			return 1;
+		int noops = argv[0] && argv[1] ? atoi(argv[1]) : 1;
+
+		for (i = 0; i < noops; i++) {
+			/* let the server's work go idle before the next one */
+			if (i)
+				usleep(300 * 1000);
+			send_noop(12 + i);
+			if (recv_rec(5000, &r) || r.type != GB_RDMA_R_NOOP)
+				return 1;
+		}
 		printf("# holding\n");
 		return expect_disconnect(atoi(argv[0]) * 1000);
 	}
