@@ -34,9 +34,10 @@
  *	whole. For rmmod and device removal under load, and fault injection.
  *	ABUSE_LD_OPS=N in the environment: each client reconnects after N
  *	operations; ABUSE_LD_TIMEOUT_MS: the I/O timeout (default 20 s);
- *	ABUSE_LD_UNTIL_OP=S: if no operation succeeded in SECS, go on up to
- *	S seconds more until one does (a phase whose faults refused every
- *	slow connect still shows that the server serves once they stop).
+ *	ABUSE_LD_UNTIL_OP=S: if no operation succeeded by SECS (or by a
+ *	SIGTERM), go on up to S seconds more until one does (a phase whose
+ *	faults refused every slow connect still shows that the server
+ *	serves once they stop).
  *
  * Exit status 0 when the server behaved; diagnostics go to stdout as TAP
  * comments ("# ...").
@@ -1695,10 +1696,10 @@ static int cmd_loader(int argc, char **argv)
 	while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
 	       now() < end)
 		usleep(100000);
+	/* past SECONDS or a SIGTERM alike: the extension is bounded */
 	if (getenv("ABUSE_LD_UNTIL_OP")) {
 		end = now() + atoi(getenv("ABUSE_LD_UNTIL_OP"));
-		while (!__atomic_load_n(&ld_stop_sig, __ATOMIC_RELAXED) &&
-		       now() < end && !ld_any_op(st, n))
+		while (now() < end && !ld_any_op(st, n))
 			usleep(100000);
 	}
 	__atomic_store_n(ld_stop, 1, __ATOMIC_RELAXED);
