@@ -815,6 +815,22 @@ static void rd_view_drop(struct gb_rdma *r, struct gb_view *v)
 	v->slot = -1;
 }
 
+/* The END of a one-key GET (one hit, no miss); its time into *@t_ns. */
+static int rd_take_end(struct gb_rdma *r, uint64_t tag, uint64_t *t_ns)
+{
+	struct rd_ev ev;
+	int ret;
+
+	ret = rd_take(r, tag, &ev);
+	if (ret)
+		return ret;
+	if (ev.rec.type != GB_RDMA_R_END || ev.rec.u.end.hits != 1 ||
+	    ev.rec.u.end.misses)
+		return rd_unexpected(r, &ev);
+	*t_ns = ev.t_ns;
+	return 0;
+}
+
 /*
  * An ERROR came for the gb_get() value being received (after its VALUE,
  * before its last chunk): the server could not read the value and, as
@@ -824,18 +840,8 @@ static void rd_view_drop(struct gb_rdma *r, struct gb_view *v)
  */
 static int rd_fail_end(struct gb_rdma *r, uint64_t tag)
 {
-	struct rd_ev ev;
-	int ret;
-
 	r->stream = false;
-	ret = rd_take(r, tag, &ev);
-	if (ret)
-		return ret;
-	if (ev.rec.type != GB_RDMA_R_END || ev.rec.u.end.hits != 1 ||
-	    ev.rec.u.end.misses)
-		return rd_unexpected(r, &ev);
-	r->c.ts.complete_ns = ev.t_ns;
-	return 0;
+	return rd_take_end(r, tag, &r->c.ts.complete_ns);
 }
 
 /* The value of a gb_get() failed with ERROR @ev: finish, report it. */
@@ -914,16 +920,11 @@ static void rd_fill_view(struct gb_rdma *r, struct gb_view *v,
 /* After the last chunk of a gb_get(): the END record. */
 static int rd_get_end(struct gb_rdma *r, uint64_t tag, struct gb_view *v)
 {
-	struct rd_ev ev;
 	int ret;
 
-	ret = rd_take(r, tag, &ev);
+	ret = rd_take_end(r, tag, &v->ts.complete_ns);
 	if (ret)
 		return ret;
-	if (ev.rec.type != GB_RDMA_R_END || ev.rec.u.end.hits != 1 ||
-	    ev.rec.u.end.misses)
-		return rd_unexpected(r, &ev);
-	v->ts.complete_ns = ev.t_ns;
 	r->c.ts = v->ts;
 	r->stream = false;
 	return 0;
