@@ -10,6 +10,7 @@
 
 #include <linux/kernel.h>
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -455,23 +456,32 @@ static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
  * transport no way but to cut the connection. Read the first tail page
  * before the header is queued, so that a tail that cannot be read (the
  * store then drops the object) is answered with SERVER_ERROR instead. An
- * error further into the tail still cuts the connection.
+ * error further into the tail still cuts the connection. A transient
+ * error (no memory, try again: the store keeps the object) is retried as
+ * the transport retries its page fetches (GB_STORE_RETRIES times,
+ * GB_STORE_RETRY_MS apart) before the SERVER_ERROR.
  *
+ * Context: process (the connection's work); sleeps.
  * Return: 0 if the value can be sent, else -errno from the store.
  */
 static int gb_value_readable(struct gb_obj *obj,
 			     const struct gb_trace_id *tid)
 {
 	u32 head = gb_obj_head_len(obj);
-	unsigned int pgoff, seg;
+	unsigned int pgoff, seg, tries = 0;
 	struct page *pg;
 	int err;
 
 	if (obj->len <= head)
 		return 0;
-	err = gb_obj_get_page_id(obj, head, &pg, &pgoff, &seg, tid);
-	if (err)
-		return err;
+	for (;;) {
+		err = gb_obj_get_page_id(obj, head, &pg, &pgoff, &seg, tid);
+		if (!err)
+			break;
+		if (!gb_store_err_transient(err) || tries++ >= GB_STORE_RETRIES)
+			return err;
+		msleep(GB_STORE_RETRY_MS);
+	}
 	put_page(pg);
 	return 0;
 }

@@ -158,6 +158,15 @@ static inline bool gb_store_err_transient(int err)
 	       err == -EAGAIN;
 }
 
+/*
+ * How a caller that may sleep retries a transient error before it gives
+ * up on the request: GB_STORE_RETRIES more calls, GB_STORE_RETRY_MS apart
+ * (the TCP transport for each value page it sends, memcache's exec for the
+ * first tail page before a VALUE line).
+ */
+#define GB_STORE_RETRIES	3
+#define GB_STORE_RETRY_MS	10
+
 static inline int gb_obj_get_page(struct gb_obj *obj, u64 off,
 				  struct page **pg, unsigned int *pgoff,
 				  unsigned int *seg)

@@ -109,7 +109,7 @@ static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
 /*
  * A value page the store cannot give for a transient reason (it kept the
  * object: gb_store_err_transient(), e.g. -ENOMEM or -EAGAIN from the page
- * cache) is fetched again after GB_FETCH_RETRY_MS, up to GB_FETCH_RETRIES
+ * cache) is fetched again after GB_STORE_RETRY_MS, up to GB_STORE_RETRIES
  * times, in the connection's work (process context; the sleep holds up
  * only this connection). Then the connection closes after the bytes
  * before that page, as for any other page error: the value cannot be
@@ -117,8 +117,6 @@ static atomic_long_t gb_tcp_rbuf_grown = ATOMIC_LONG_INIT(0);
  * be had, so that page is always the first of the next run: first page
  * or mid-run, an error takes the same course.
  */
-#define GB_FETCH_RETRIES	3
-#define GB_FETCH_RETRY_MS	10
 #define GB_WORK_BUDGET	64
 #define GB_ACCEPT_BUDGET	64	/* connections accepted per work run */
 #define GB_BACKLOG	1024
@@ -276,7 +274,7 @@ static atomic64_t gb_tcp_queued_refs = ATOMIC64_INIT(0);	/* debugfs */
  *                  value_unsent: those of them the socket took no byte
  *                  of (fetched again for a later run);
  *                  fetch_retries: value page fetches retried after a
- *                  transient store error (GB_FETCH_RETRIES)
+ *                  transient store error (GB_STORE_RETRIES)
  *   accept_hold    1: the accept work leaves connections in the kernel's
  *                  accept queue
  *   stop_delay_ms  listener stop sleeps this long between cancelling the
@@ -494,7 +492,7 @@ static void gb_conn_trace_sent(struct gb_tcp_conn *c, struct gb_out *e,
  *
  * A page that cannot be had (gb_obj_get_page_id() error, or a page TCP
  * must not reference) ends the run before it. As the first page of a run
- * it is retried if the error is transient (GB_FETCH_RETRIES); then, or
+ * it is retried if the error is transient (GB_STORE_RETRIES); then, or
  * for any other error, the call returns 0 with *@err set, never the
  * error as the socket's result. A later page's error is left for the
  * next run, whose first page it is, unless it is not transient and the
@@ -536,10 +534,10 @@ static int gb_conn_send_run(struct gb_tcp_conn *c, struct gb_out *e,
 		}
 		if (ret) {
 			if (nr || !gb_store_err_transient(ret) ||
-			    tries++ >= GB_FETCH_RETRIES)
+			    tries++ >= GB_STORE_RETRIES)
 				break;
 			atomic64_inc(&gb_tcp_fetch_retries);
-			msleep(GB_FETCH_RETRY_MS);
+			msleep(GB_STORE_RETRY_MS);
 			continue;
 		}
 		seg = min_t(u64, seg, left - len);
