@@ -813,6 +813,11 @@ static int gb_mc_stats(struct mc_req *req, struct gb_mc_sink *sink)
 		   st.tail_io_errors);
 	gb_mc_stat(buf, size, &off, "tail_wb_errors", "%llu",
 		   st.tail_wb_errors);
+	gb_mc_stat(buf, size, &off, "promotions", "%llu", st.promotions);
+	gb_mc_stat(buf, size, &off, "promoted_bytes", "%llu",
+		   st.promoted_bytes);
+	gb_mc_stat(buf, size, &off, "promotion_failures", "%llu",
+		   st.promotion_failures);
 	gb_mc_stat(buf, size, &off, "meta_bytes", "%llu", st.meta_bytes);
 	gb_mc_stat(buf, size, &off, "detail_dropped", "%llu",
 		   (u64)atomic64_read(&gb_mc_prefix_dropped));
