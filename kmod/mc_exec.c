@@ -459,13 +459,16 @@ static size_t gb_put_key(char *p, const char *key, size_t klen, bool b64)
  * error further into the tail still cuts the connection. A transient
  * error (no memory, try again: the store keeps the object) is retried as
  * the transport retries its page fetches (GB_STORE_RETRIES times,
- * GB_STORE_RETRY_MS apart) before the SERVER_ERROR.
+ * GB_STORE_RETRY_MS apart) before the SERVER_ERROR, unless @retry is
+ * false: a caller holding the key's meta lock (a striped lock that
+ * touch, incr, append and other meta commands of unrelated keys share)
+ * must not sleep under it, and answers the SERVER_ERROR at once.
  *
- * Context: process (the connection's work); sleeps.
+ * Context: process (the connection's work); sleeps if @retry.
  * Return: 0 if the value can be sent, else -errno from the store.
  */
 static int gb_value_readable(struct gb_obj *obj,
-			     const struct gb_trace_id *tid)
+			     const struct gb_trace_id *tid, bool retry)
 {
 	u32 head = gb_obj_head_len(obj);
 	unsigned int pgoff, seg, tries = 0;
@@ -478,7 +481,8 @@ static int gb_value_readable(struct gb_obj *obj,
 		err = gb_obj_get_page_id(obj, head, &pg, &pgoff, &seg, tid);
 		if (!err)
 			break;
-		if (!gb_store_err_transient(err) || tries++ >= GB_STORE_RETRIES)
+		if (!retry || !gb_store_err_transient(err) ||
+		    tries++ >= GB_STORE_RETRIES)
 			return err;
 		msleep(GB_STORE_RETRY_MS);
 	}
@@ -506,7 +510,7 @@ static int gb_get_one(struct mc_req *req, struct gb_mc_sink *sink,
 	gb_mc_prefix_record(key, klen, GB_MC_PFX_GET, obj);
 	if (!obj)
 		return 0;
-	if (gb_value_readable(obj, sink->tid)) {
+	if (gb_value_readable(obj, sink->tid, true)) {
 		gb_obj_put(obj);
 		return 1;
 	}
@@ -988,7 +992,8 @@ static int gb_mc_mg(struct mc_req *req, struct gb_mc_sink *sink)
 	}
 	/* stale and win token stay put while locked (md I takes it too) */
 	stale = locked && gb_obj_stale(obj);
-	if ((req->mflags & MC_MF('v')) && gb_value_readable(obj, sink->tid)) {
+	if ((req->mflags & MC_MF('v')) &&
+	    gb_value_readable(obj, sink->tid, !locked)) {
 		if (locked)
 			gb_store_meta_unlock(req->key, req->klen);
 		gb_obj_put(obj);
