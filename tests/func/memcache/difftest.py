@@ -756,6 +756,17 @@ def normalize(server, step, reply, status):
 _TTL_TOK = re.compile(rb"( t)(-?[0-9]+)")
 
 
+def run_timed(srv, step):
+    """srv.run(step), an OSError as its status: (reply, status, span),
+    span the (start, end) of the exchange on the monotonic clock."""
+    t0 = time.monotonic()
+    try:
+        raw, st = srv.run(step)
+    except OSError as e:
+        raw, st = b"", "error %s" % e
+    return raw, st, (t0, time.monotonic())
+
+
 def ttl_close(a, b, slack=1):
     """Equal but for meta TTL tokens at most slack seconds apart (see
     'ttl-tick')."""
@@ -793,12 +804,7 @@ def run_diff(ref_addr, dut_addr, tap=None, big=True, dump=False,
         fails = results.setdefault(step.section, [])
         if step.sleep:
             time.sleep(step.sleep)
-        t0 = time.monotonic()
-        try:
-            r_raw, r_st = ref.run(step)
-        except OSError as e:
-            r_raw, r_st = b"", "error %s" % e
-        ref_span = (t0, time.monotonic())
+        r_raw, r_st, ref_span = run_timed(ref, step)
         r = normalize(ref, step, r_raw, r_st)
         if dump:
             print("%-18s %s\n    -> %s" % (step.section, show(
@@ -807,12 +813,8 @@ def run_diff(ref_addr, dut_addr, tap=None, big=True, dump=False,
                                           show(r, 400)))
         if dut is None:
             continue
-        t0 = time.monotonic()
-        try:
-            d_raw, d_st = dut.run(step)
-        except OSError as e:
-            d_raw, d_st = b"", "error %s" % e
-        skew.note(step.section, ref_span, (t0, time.monotonic()))
+        d_raw, d_st, dut_span = run_timed(dut, step)
+        skew.note(step.section, ref_span, dut_span)
         d = normalize(dut, step, d_raw, d_st)
         if step.cmp == "none":
             continue
@@ -850,12 +852,8 @@ def run_steps(ref_addr, dut_addr, steps):
             out = []
             spans = []
             for srv in (ref, dut):
-                t0 = time.monotonic()
-                try:
-                    raw, st = srv.run(step)
-                except OSError as e:
-                    raw, st = b"", "error %s" % e
-                spans.append((t0, time.monotonic()))
+                raw, st, span = run_timed(srv, step)
+                spans.append(span)
                 out.append(normalize(srv, step, raw, st))
             skew.note("extra", spans[0], spans[1])
             if out[0] != out[1] and \
