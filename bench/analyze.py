@@ -31,6 +31,8 @@ PCT_NAMES = ["p50", "p90", "p99", "p99.9", "max"]
 SIZE_NAMES = {4096: "4 KiB", 262144: "256 KiB", 1048576: "1 MiB"}
 SERVERS = [("goblin-rdma", "Goblin RDMA"), ("goblin-tcp", "Goblin TCP"),
            ("memcached", "memcached TCP")]
+# the throughput phases: GET only, SET only (--set-pct 100), the GET/SET mix
+PHASES = [("GET", ""), ("SET", "-set"), ("mixed", "-mix")]
 STAT_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq",
                "steal"]
 TRACE_SIZES = (262144, 4096)
@@ -291,6 +293,7 @@ class Result:
                 for k in ("qps", "depth", "run", "wall_ns", "bytes", "self_ns",
                           "watch_ns", "all_ns", "ncpus", "hz", "gets") + tuple(STAT_FIELDS):
                     r[k] = int(r[k])
+                r["sets"] = int(r.get("sets") or 0)
                 r["gbit_s"] = float(r["gbit_s"])
                 r["rep"] = int(m.group(1)) if m else 0
             out += rows
@@ -301,6 +304,15 @@ class Result:
         if not rows:
             return None
         return statistics.mean(r["gbit_s"] for r in rows)
+
+    def server_s_per_gb(self, tag):
+        """Server threads' CPU seconds per GB of payload over tag's
+        throughput windows."""
+        rows = self.throughput(tag)
+        if not rows:
+            return None
+        gb = sum(r["bytes"] for r in rows) / 1e9
+        return sum(r["watch_ns"] for r in rows) / 1e9 / gb if gb > 0 else None
 
 
 def cpu_split(r, hz):
@@ -412,6 +424,9 @@ def pairs(res):
     def gbit(tag):
         return lambda r: res.gbit("%s-r%d" % (tag, r))
 
+    def cpu_gb(tag):
+        return lambda r: res.server_s_per_gb("%s-r%d" % (tag, r))
+
     def rps(tag):
         def f(r):
             w = res.wrk("%s-r%d" % (tag, r))
@@ -437,6 +452,35 @@ def pairs(res):
                       "Goblin TCP", "memcached", "Gbit/s",
                       gbit("goblin-tcp-%d" % s), gbit("memcached-%d" % s),
                       (">=", 1.5), "tcp", ("goblin-tcp-%d" % s, "memcached-%d" % s)))
+    for s in res.sizes:
+        P.append(Pair("Goblin TCP / memcached SET throughput, %s" % size_name(s),
+                      "Goblin TCP", "memcached", "Gbit/s",
+                      gbit("goblin-tcp-set-%d" % s), gbit("memcached-set-%d" % s),
+                      (">=", 1.5), "set", ("goblin-tcp-set-%d" % s, "memcached-set-%d" % s)))
+    q = res.params.get("set_qps", "2")
+    for s in res.sizes:
+        P.append(Pair("Goblin RDMA SET throughput / ib_read_bw, %s, %s QPs x 1 in flight" % (size_name(s), q),
+                      "Goblin RDMA", "ib_read_bw", "Gbit/s",
+                      gbit("goblin-rdma-set-%d" % s), pt_bw("ib_read_bw-%d-q%s" % (s, q)),
+                      None, "set", ("goblin-rdma-set-%d" % s, "ib_read_bw-%d-q%s" % (s, q))))
+    mix = res.params.get("mix_pct", "10")
+    for s in res.sizes:
+        P.append(Pair("Goblin TCP / memcached %s%% SET mix throughput, %s" % (mix, size_name(s)),
+                      "Goblin TCP", "memcached", "Gbit/s",
+                      gbit("goblin-tcp-mix-%d" % s), gbit("memcached-mix-%d" % s),
+                      None, "mix", ("goblin-tcp-mix-%d" % s, "memcached-mix-%d" % s)))
+    for s in res.sizes:
+        P.append(Pair("Goblin RDMA %s%% SET mix / GET-only throughput, %s" % (mix, size_name(s)),
+                      "mixed", "GET only", "Gbit/s",
+                      gbit("goblin-rdma-mix-%d" % s), gbit("goblin-rdma-%d" % s),
+                      None, "mix", ("goblin-rdma-mix-%d" % s, "goblin-rdma-%d" % s)))
+    for ph, suf in PHASES:
+        for s in res.sizes:
+            P.append(Pair("Goblin TCP / memcached server CPU per GB, %s %s" % (ph, size_name(s)),
+                          "Goblin TCP", "memcached", "s/GB",
+                          cpu_gb("goblin-tcp%s-%d" % (suf, s)), cpu_gb("memcached%s-%d" % (suf, s)),
+                          ("<=", 0.5), "cpu",
+                          ("goblin-tcp%s-%d" % (suf, s), "memcached%s-%d" % (suf, s))))
     for s in res.sizes:
         P.append(Pair("Goblin TCP / memcached GET median completion, %s" % size_name(s),
                       "Goblin TCP", "memcached", "us",
@@ -675,6 +719,54 @@ def throughput_section(res, L):
         L.append("")
 
 
+def write_section(res, L):
+    q, d = res.params.get("tp_qps", "?"), res.params.get("tp_depth", "?")
+    mix = res.params.get("mix_pct", "?")
+    L.append("## SET and mixed throughput\n")
+    L.append("SET: %s connections (QPs), each with one synchronous SET in "
+             "flight, rewriting 4 corpus objects per connection with their own "
+             "bytes (gbbench `--set-pct 100`). Mixed: the GET phase's %s x %s "
+             "GETs in flight, and %s%% of the operations are SETs, sent on a "
+             "second connection of each stream (`--set-pct %s`); every GET is "
+             "still checked (key, length, status). Gbit/s counts the payload "
+             "of both. ib_read_bw (the "
+             "RDMA SET peer: the server pulls a SET's value with RDMA READs): "
+             "`-q %s -t 1 -o 1`, its average.\n" % (q, q, d, mix, mix, q))
+    for ph, suf in PHASES[1:]:
+        for s in res.sizes:
+            L.append("### %s, %s\n" % (ph, size_name(s)))
+            L.append("| server | rep | Gbit/s | GET/s | SET/s | guest busy | server CPU | client CPU | softirq |")
+            L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+            for key, label in SERVERS:
+                tag = "%s%s-%d" % (key, suf, s)
+                rows = res.throughput(tag)
+                if not rows:
+                    L.append("| %s | | %s | | | | | | |" % (label, res.missing(tag, "throughput CSV")))
+                    continue
+                for r in rows:
+                    sp = cpu_split(r, r["hz"] or res.hz)
+                    w = r["wall_ns"] / 1e9
+                    L.append("| %s | %d | %.3f | %.0f | %.0f | %s | %s | %s | %s |" % (
+                        label, r["rep"], r["gbit_s"], r["gets"] / w, r["sets"] / w,
+                        *(("%.0f%%" % (100 * sp[k])) if sp else "n/a"
+                          for k in ("busy", "server", "client", "softirq"))))
+                L.append("| %s | **median (min-max)** | **%s** | | | | | | |" % (
+                    label, spread([r["gbit_s"] for r in rows], "%.3f")))
+            if ph == "SET":
+                name = "ib_read_bw-%d-q%s" % (s, res.params.get("set_qps", "2"))
+                bw = []
+                for r in range(1, res.reps + 1):
+                    p = res.perftest("%s-r%d" % (name, r))
+                    if p and "bw_avg" in p:
+                        bw.append(p["bw_avg"])
+                        L.append("| ib_read_bw | %d | %.3f | | | | | | |" % (r, p["bw_avg"]))
+                if bw:
+                    L.append("| ib_read_bw | **median (min-max)** | **%s** | | | | | | |" % spread(bw, "%.3f"))
+                else:
+                    L.append("| ib_read_bw | | %s | | | | | | |" % res.missing(name))
+            L.append("")
+
+
 def http_section(res, L):
     P = res.params
     L.append("## HTTP GET: Goblin's listener vs nginx (wrk)\n")
@@ -718,21 +810,30 @@ def cpu_section(res, L):
              "busy-poll), setup included.\n")
     L.append("| workload | GB | server CPU s/GB | client CPU s/GB | all threads s/GB | softirq share |")
     L.append("|---|---:|---:|---:|---:|---:|")
-    for s in res.sizes:
-        for key, label in SERVERS:
-            rows = res.throughput("%s-%d" % (key, s))
-            if not rows:
-                continue
-            gb = sum(r["bytes"] for r in rows) / 1e9
-            if gb <= 0:
-                continue
-            ticks = sum(sum(r[k] for k in STAT_FIELDS) for r in rows)
-            L.append("| %s %s | %.3f | %.2f | %.2f | %.2f | %s |" % (
-                label, size_name(s), gb,
-                sum(r["watch_ns"] for r in rows) / 1e9 / gb,
-                sum(r["self_ns"] for r in rows) / 1e9 / gb,
-                sum(r["all_ns"] for r in rows) / 1e9 / gb,
-                "%.0f%%" % (100.0 * sum(r["softirq"] for r in rows) / ticks) if ticks else "n/a"))
+    for ph, suf in PHASES:
+        for s in res.sizes:
+            cpu_rows(res, L, ph, suf, s)
+    cpu_peers(res, L)
+
+
+def cpu_rows(res, L, ph, suf, s):
+    for key, label in SERVERS:
+        rows = res.throughput("%s%s-%d" % (key, suf, s))
+        if not rows:
+            continue
+        gb = sum(r["bytes"] for r in rows) / 1e9
+        if gb <= 0:
+            continue
+        ticks = sum(sum(r[k] for k in STAT_FIELDS) for r in rows)
+        L.append("| %s %s %s | %.3f | %.2f | %.2f | %.2f | %s |" % (
+            label, ph, size_name(s), gb,
+            sum(r["watch_ns"] for r in rows) / 1e9 / gb,
+            sum(r["self_ns"] for r in rows) / 1e9 / gb,
+            sum(r["all_ns"] for r in rows) / 1e9 / gb,
+            "%.0f%%" % (100.0 * sum(r["softirq"] for r in rows) / ticks) if ticks else "n/a"))
+
+
+def cpu_peers(res, L):
     q = res.params.get("tp_qps", "2")
     gb = cpu = 0.0
     for r in range(1, res.reps + 1):
@@ -749,12 +850,13 @@ def cpu_section(res, L):
 
 def notes(res, L):
     L.append("## Where the CPU went in the compared windows\n")
-    for key, label in SERVERS:
-        for s in res.sizes:
-            rows = res.throughput("%s-%d" % (key, s))
-            if rows:
-                L.append("- %s %s throughput: %s." % (
-                    label, size_name(s), saturation_verdict(mean_split(rows, res.hz))))
+    for ph, suf in PHASES:
+        for key, label in SERVERS:
+            for s in res.sizes:
+                rows = res.throughput("%s%s-%d" % (key, suf, s))
+                if rows:
+                    L.append("- %s %s %s throughput: %s." % (
+                        label, ph, size_name(s), saturation_verdict(mean_split(rows, res.hz))))
     lc = res.latcpu("goblin-rdma-262144")
     if lc:
         L.append("- Goblin RDMA 256 KiB latency phase: %s." % saturation_verdict(mean_split(lc, res.hz)))
@@ -780,6 +882,7 @@ def report(d):
     timelines(res, L, PR)
     plot(res, d, L)
     throughput_section(res, L)
+    write_section(res, L)
     http_section(res, L)
     cpu_section(res, L)
     notes(res, L)

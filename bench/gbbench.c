@@ -14,6 +14,9 @@
  *             counts value bytes of GETs completed inside the measurement
  *             window; sweeps QPs x depths, then repeats the first point
  *             reaching @sat_frac of the best for run-to-run spread.
+ *             With --set-pct P, P% of the operations are SETs of corpus
+ *             objects (their own bytes again), and the bytes of both
+ *             count: P=100 measures SETs alone, P=10 a 90/10 mix.
  *
  * Exit status: 0 ok, 1 fatal error during a phase, 2 usage, 3 client not
  * available in this build, 4 server unreachable.
@@ -375,17 +378,85 @@ static void phase_latency(void)
 
 /* ---------------------------------------------------------- throughput */
 
+static pthread_barrier_t tp_bar;
+static uint64_t tp_win_start, tp_win_end;
+
 struct tp_worker {
 	pthread_t th;
 	unsigned int idx;
+	unsigned int qps;
 	unsigned int depth;
 	uint64_t bytes;
 	uint64_t gets;
+	uint64_t sets;
 	uint64_t crc_ns;
 };
 
-static pthread_barrier_t tp_bar;
-static uint64_t tp_win_start, tp_win_end;
+/*
+ * SETs of the throughput phase (--set-pct): stream w rewrites the corpus
+ * objects w, w + qps, w + 2 * qps ... (TP_SET_KEYS of them, fewer for a
+ * small corpus) with the bytes the load phase gave them, so a GET of any
+ * key still reads what it expects. The values are filled once, before the
+ * window: a SET costs the client one copy (or none), never a fill.
+ */
+#define TP_SET_KEYS	4
+
+struct tp_sets {
+	struct gbb_conn *c;
+	unsigned char *buf[TP_SET_KEYS];
+	uint32_t idx[TP_SET_KEYS];
+	unsigned int n;
+	unsigned int next;
+};
+
+static void tp_sets_init(struct tp_sets *s, const struct tp_worker *w)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = w->idx; i < opt.count && s->n < TP_SET_KEYS; i += w->qps) {
+		s->idx[s->n] = i;
+		s->buf[s->n] = alloc_faulted(opt.size);
+		gbb_fill(s->buf[s->n], opt.size, i);
+		s->n++;
+	}
+	/* a stream beyond the corpus rewrites object 0 */
+	if (!s->n) {
+		s->buf[0] = alloc_faulted(opt.size);
+		gbb_fill(s->buf[0], opt.size, 0);
+		s->n = 1;
+	}
+	s->c = open_conn(1);
+}
+
+static void tp_sets_fini(struct tp_sets *s)
+{
+	unsigned int i;
+
+	be->close(s->c);
+	for (i = 0; i < s->n; i++)
+		munmap(s->buf[i], opt.size);
+}
+
+/* One synchronous SET; counted when it completed inside the window. */
+static void tp_set_one(struct tp_sets *s, struct tp_worker *w)
+{
+	unsigned int j = s->next++ % s->n;
+	char key[GBB_KEY_LEN + 1];
+	uint64_t t;
+	size_t klen;
+	int err;
+
+	make_key(key, &klen, s->idx[j]);
+	err = be->set(s->c, key, klen, s->buf[j], opt.size);
+	if (err)
+		die(EXIT_FATAL, "SET %s: %s", key, gbb_status_str(err));
+	t = gbb_now();
+	if (t >= tp_win_start && t < tp_win_end) {
+		w->bytes += opt.size;
+		w->sets++;
+	}
+}
 
 static void *tp_main(void *arg)
 {
@@ -394,14 +465,27 @@ static void *tp_main(void *arg)
 	char key[GBB_KEY_LEN + 1];
 	unsigned char **bufs;
 	unsigned int *freel;
+	struct gbb_conn *c = NULL;
+	struct tp_sets sets;
 	struct gbb_comp cp;
-	struct gbb_conn *c;
 	uint64_t st, now, tag;
 	uint32_t *slot_idx;
 	size_t klen;
 
 	pin_self(w->idx);
 	st = opt.seed ^ (0x9e3779b97f4a7c15ull * (w->idx + 1));
+	if (opt.set_pct)
+		tp_sets_init(&sets, w);
+	if (opt.set_pct == 100) {
+		/* SETs only: one synchronous SET in flight per stream */
+		pthread_barrier_wait(&tp_bar);	/* connected */
+		pthread_barrier_wait(&tp_bar);	/* window times set */
+		while (gbb_now() < tp_win_end && !abort_run)
+			tp_set_one(&sets, w);
+		pthread_barrier_wait(&tp_bar);
+		tp_sets_fini(&sets);
+		return NULL;
+	}
 	bufs = calloc(w->depth, sizeof(*bufs));
 	freel = calloc(w->depth, sizeof(*freel));
 	slot_idx = calloc(w->depth, sizeof(*slot_idx));
@@ -418,6 +502,12 @@ static void *tp_main(void *arg)
 	for (;;) {
 		now = gbb_now();
 		while (nfree && now < tp_win_end && !abort_run) {
+			/* mixed: this op is a SET on the stream's SET connection */
+			if (opt.set_pct && gbb_pick(&st, 100) < opt.set_pct) {
+				tp_set_one(&sets, w);
+				now = gbb_now();
+				continue;
+			}
 			tag = freel[--nfree];
 			slot_idx[tag] = gbb_pick(&st, opt.count);
 			make_key(key, &klen, slot_idx[tag]);
@@ -452,6 +542,8 @@ static void *tp_main(void *arg)
 	/* stay alive until the end-of-window CPU snapshot is taken */
 	pthread_barrier_wait(&tp_bar);
 	be->close(c);
+	if (opt.set_pct)
+		tp_sets_fini(&sets);
 	for (i = 0; i < w->depth; i++)
 		munmap(bufs[i], opt.size);
 	free(bufs);
@@ -475,7 +567,7 @@ static void sleep_until(uint64_t t)
 static double tp_run(FILE *f, const char *kind, unsigned int qps,
 		     unsigned int depth, unsigned int run)
 {
-	uint64_t bytes = 0, gets = 0, crc_ns = 0, win;
+	uint64_t bytes = 0, gets = 0, sets = 0, crc_ns = 0, win;
 	struct tp_worker *w = calloc(qps, sizeof(*w));
 	struct gbb_cpu ca, cb;
 	unsigned int i;
@@ -486,6 +578,7 @@ static double tp_run(FILE *f, const char *kind, unsigned int qps,
 	pthread_barrier_init(&tp_bar, NULL, qps + 1);
 	for (i = 0; i < qps; i++) {
 		w[i].idx = i;
+		w[i].qps = qps;
 		w[i].depth = depth;
 		pthread_create(&w[i].th, NULL, tp_main, &w[i]);
 	}
@@ -502,23 +595,27 @@ static double tp_run(FILE *f, const char *kind, unsigned int qps,
 		pthread_join(w[i].th, NULL);
 		bytes += w[i].bytes;
 		gets += w[i].gets;
+		sets += w[i].sets;
 		crc_ns += w[i].crc_ns;
 	}
 	pthread_barrier_destroy(&tp_bar);
 	win = tp_win_end - tp_win_start;
 	gbps = bytes * 8.0 / win;
-	printf("  %-7s qps %2u depth %3u run %u: %8.3f Gbit/s %10.0f GET/s%s",
-	       kind, qps, depth, run, gbps, gets / (win / 1e9),
-	       opt.validate ? "" : "\n");
+	printf("  %-7s qps %2u depth %3u run %u: %8.3f Gbit/s %10.0f GET/s",
+	       kind, qps, depth, run, gbps, gets / (win / 1e9));
+	if (opt.set_pct)
+		printf(" %10.0f SET/s", sets / (win / 1e9));
+	if (!opt.validate)
+		printf("\n");
 	if (opt.validate)
 		printf(" crc32c %.1f%% of client time\n",
 		       cb.self > ca.self ?
 		       100.0 * crc_ns / (cb.self - ca.self) : 0.0);
 	if (f) {
-		fprintf(f, "%s,%s,%llu,%llu,%.6f,%llu,", kind, be->name,
-			(unsigned long long)opt.size,
-			(unsigned long long)gets, gbps,
-			(unsigned long long)crc_ns);
+		fprintf(f, "%s,%s,%llu,%llu,%llu,%u,%.6f,%llu,", kind,
+			be->name, (unsigned long long)opt.size,
+			(unsigned long long)gets, (unsigned long long)sets,
+			opt.set_pct, gbps, (unsigned long long)crc_ns);
 		write_cpu(f, "throughput", qps, depth, run, win, bytes, &ca,
 			  &cb);
 		fflush(f);
@@ -536,10 +633,11 @@ static void phase_throughput(void)
 
 	if (f)
 		fprintf(f,
-			"kind,client,size,gets,gbit_s,crc_ns,phase,qps,depth,run,wall_ns,bytes,%s\n",
+			"kind,client,size,gets,sets,set_pct,gbit_s,crc_ns,phase,qps,depth,run,wall_ns,bytes,%s\n",
 			cpu_hdr);
-	printf("throughput: %llu B values, warmup %.1f s, window %.1f s\n",
-	       (unsigned long long)opt.size, opt.warmup_s, opt.measure_s);
+	printf("throughput: %llu B values, %u%% SETs, warmup %.1f s, window %.1f s\n",
+	       (unsigned long long)opt.size, opt.set_pct, opt.warmup_s,
+	       opt.measure_s);
 	if (opt.nqps * opt.ndepth > 1) {
 		for (i = 0; i < opt.nqps; i++)
 			for (j = 0; j < opt.ndepth; j++) {
@@ -677,6 +775,10 @@ static const char usage_text[] =
 	"      --sat-frac F        saturation threshold vs best (default 0.95)\n"
 	"      --seed N            selector seed (default 1)\n"
 	"  -c, --cpus LIST         pin stream i to CPU LIST[i % n]\n"
+	"      --set-pct P         throughput: P% of the operations are SETs\n"
+	"                          (0..100, default 0; 100 = SETs only, one in\n"
+	"                          flight per QP; otherwise each QP has a SET\n"
+	"                          connection beside its GETs)\n"
 	"      --validate          CRC32C every payload (cost reported apart)\n"
 	"      --lat-spin-us N     latency phase, RDMA: busy-poll the CQ up to\n"
 	"                          N us before sleeping (default 1000000, like\n"
@@ -694,7 +796,7 @@ static void print_usage(FILE *f)
 enum {
 	OPT_CLIENT = 256, OPT_LOADQPS, OPT_LATW, OPT_LATR, OPT_CONFIRM,
 	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH, OPT_LATSPIN,
-	OPT_SERVERS,
+	OPT_SERVERS, OPT_SETPCT,
 };
 
 static const struct option longopts[] = {
@@ -718,6 +820,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
+	{ "set-pct", required_argument, NULL, OPT_SETPCT },
 	{ "lat-spin-us", required_argument, NULL, OPT_LATSPIN },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "out", required_argument, NULL, 'o' },
@@ -831,6 +934,11 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case OPT_VALIDATE:
 			opt.validate = true;
+			break;
+		case OPT_SETPCT:
+			opt.set_pct = parse_uint(optarg, "set-pct");
+			if (opt.set_pct > 100)
+				die(EXIT_USAGE, "set-pct must be in 0..100");
 			break;
 		case OPT_LATSPIN:
 			opt.lat_spin_us = strcmp(optarg, "-1") ?

@@ -60,6 +60,7 @@ struct gbb_opts {
 	int cpus[64];
 	unsigned int ncpus;
 	bool validate;
+	unsigned int set_pct;		/* throughput: share of SETs, % */
 	int spin_us;			/* libgoblin RDMA spin of open() */
 	int lat_spin_us;		/* the same for the latency phase */
 	const char *prefix;		/* key prefix */
