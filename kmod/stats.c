@@ -2,9 +2,12 @@
 /*
  * Goblin Store: per-cpu event counters.
  *
- * Counters only ever grow; readers sum all possible CPUs without locking,
- * which gives a value that is exact once traffic stops and close enough
- * while it runs (the same contract as memcached's "stats").
+ * Event counters only ever grow; the gauges (GB_ST_CURR_*) go up and down,
+ * each CPU adding its own deltas. Readers sum all possible CPUs without
+ * locking, which gives a value that is exact once traffic stops and close
+ * enough while it runs (the same contract as memcached's "stats"); a
+ * gauge's sum can be transiently off, even 0 with objects stored, while a
+ * task migrates between the two halves of an update.
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>

@@ -40,6 +40,12 @@ enum gb_stat {
 	GB_ST_PROMOTIONS,
 	GB_ST_PROMOTED_BYTES,
 	GB_ST_PROMOTION_FAILURES,
+	/*
+	 * Gauges: linked objects and their value bytes. Each CPU adds and
+	 * subtracts; only the sum over every CPU (as s64) means anything.
+	 */
+	GB_ST_CURR_ITEMS,
+	GB_ST_CURR_BYTES,
 	GB_ST_NR,
 };
 

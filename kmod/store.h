@@ -7,7 +7,7 @@
  * atomically, so a reader sees either the old or the new value in full.
  * The value, length and flags never change after that; the memcache meta
  * state does in place: exptime (touch, gat, mg T), cas (md I, under
- * gb_store_wlock) and the stale/win bits. Read those with READ_ONCE().
+ * the key's shard lock) and the stale/win bits. Read those with READ_ONCE().
  *
  * Ownership (see the block comment in kmod/store/object.c for the full rules):
  *  - gb_store_get() returns a counted reference; the caller drops it with

@@ -52,9 +52,9 @@ void gb_store_get_stats(struct gb_store_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	gb_pool_get_stats(&ps);
-	st->curr_items = atomic64_read(&gb_store_items);
+	st->curr_items = gb_store_curr_items();
 	st->total_items = gb_stat_sum(GB_ST_TOTAL_ITEMS);
-	st->bytes = atomic64_read(&gb_store_bytes);
+	st->bytes = max_t(s64, (s64)gb_stat_sum(GB_ST_CURR_BYTES), 0);
 	st->head_bytes = atomic64_read(&gb_store_head_bytes);
 	st->meta_bytes = gb_pool_meta_bytes();
 	st->tail_bytes = atomic64_read(&gb_store_tail_bytes);
@@ -181,7 +181,11 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 
 	if (geom) {
 		gb_store_reclaim(false, false);
-		if (atomic64_read(&gb_store_items)) {
+		/*
+		 * A snapshot: a SET may link an object right after it. That
+		 * race is as old as the check (SETs never took gb_cfg_mutex).
+		 */
+		if (gb_store_shard_items()) {
 			err = gb_refuse(extack,
 					"ram_head/block: cannot change while objects are stored",
 					-EBUSY);
@@ -272,17 +276,15 @@ int gb_store_init(void)
 
 	uuid_gen(&gb_uuid);
 	gb_store_rmw_init();
+	gb_store_shards_init();
 	gb_store_numa_init();
 	gb_store_promote_init();
 	atomic64_set(&gb_store_cas_seq, 0);
 	atomic64_set(&gb_store_flush_cas, 0);
 	gb_store_flush_when = 0;
-	gb_store_next_id = 0;
 	gb_store_pressure_next = jiffies;
 	gb_store_ssd = NULL;
 	gb_store_ssd_max = 0;
-	atomic64_set(&gb_store_items, 0);
-	atomic64_set(&gb_store_bytes, 0);
 	atomic64_set(&gb_store_head_bytes, 0);
 	atomic64_set(&gb_store_tail_bytes, 0);
 
@@ -310,6 +312,7 @@ int gb_store_init(void)
 	atomic64_set(&gb_store_maint_runs, 0);
 	atomic64_set(&gb_store_reclaim_walks, 0);
 	atomic64_set(&gb_store_evict_scanned, 0);
+	atomic64_set(&gb_store_lookup_gaveup, 0);
 	INIT_DELAYED_WORK(&gb_store_flush_dwork, gb_store_flush_work);
 
 	/* Geometry the validation compares against: none yet. */

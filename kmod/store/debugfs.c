@@ -4,6 +4,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+
 #include "store_int.h"
 
 static struct dentry *gb_dbg_dir;
@@ -63,6 +66,30 @@ static bool gb_dbg_own_dir;
  *                                -ENOMEM, ...) leaves the object, others
  *                                drop it; 0 disarms. LEN = the failures
  *                                still armed before (0: all fired)
+ *   stress WRITERS KEYS ITERS LEN MODE
+ *                                WRITERS (1..64) kernel threads each store
+ *                                ITERS values under KEYS keys (the same
+ *                                keys "mtK" for all with MODE bit 0 set,
+ *                                their own "mtW.K" without) through
+ *                                gb_obj_alloc() and gb_store_commit(), at
+ *                                once, and read each back at once: every
+ *                                value read must be, byte for byte and in
+ *                                length, one that a writer stored (the
+ *                                pattern of the seed in its flags; with
+ *                                OVERLAP 0 the one just stored). At the end
+ *                                every key must hold the last value some
+ *                                writer stored under it. MODE bit 1: the
+ *                                cache is expected to evict, a key may be
+ *                                missing. Values are LEN/2 to LEN bytes.
+ *                                Result: 0, or the first
+ *                                error (-EILSEQ for a wrong value, -ENOENT
+ *                                for a missing one where it must be, a
+ *                                SET's error); LEN = SETs that stored.
+ *                                Details of failures in the kernel log.
+ *                                Bounds: LEN 2..4 MiB, WRITERS x ITERS at
+ *                                most 2^18 and x LEN at most 4 GiB. The
+ *                                write waits killably (gb_dbg_mutex held):
+ *                                a signal stops the writers, -EINTR
  *   fail read KEY OFF ERRNO      the next read of KEY's value that reaches
  *                                byte OFF (gb_obj_read(), or a page from
  *                                gb_obj_get_page() at OFF or later) fails
@@ -144,19 +171,15 @@ static int gb_dbg_set(const char *key, u64 len, u32 seed, s64 exptime,
 	return gb_store_commit(obj, GB_MODE_SET, 0);
 }
 
-static int gb_dbg_get(const char *key, u32 seed, u64 *len)
+/* Compare every byte of referenced @obj with the pattern of @seed. */
+static int gb_dbg_obj_check(struct gb_obj *obj, u32 seed)
 {
-	struct gb_obj *obj;
 	struct page *pg;
 	unsigned int pgoff, seg, i;
 	u64 off;
 	u8 *p;
 	int err = 0;
 
-	obj = gb_store_get(key, strlen(key));
-	if (!obj)
-		return -ENOENT;
-	*len = obj->len;
 	for (off = 0; off < obj->len && !err; off += seg) {
 		err = gb_obj_get_page(obj, off, &pg, &pgoff, &seg);
 		if (err)
@@ -170,8 +193,216 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 		kunmap_local(p);
 		put_page(pg);
 	}
+	return err;
+}
+
+static int gb_dbg_get(const char *key, u32 seed, u64 *len)
+{
+	struct gb_obj *obj;
+	int err;
+
+	obj = gb_store_get(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	*len = obj->len;
+	err = gb_dbg_obj_check(obj, seed);
 	gb_obj_put(obj);
 	return err;
+}
+
+/* ---- stress: concurrent writers (see the command list above) ---- */
+
+#define GB_STRESS_WRITERS	64
+#define GB_STRESS_ITERS		BIT(20)	/* seed: writer << 20 | iteration */
+#define GB_STRESS_SETS		BIT(18)	/* writers x iterations */
+#define GB_STRESS_BYTES		(4ULL << 30)	/* writers x iterations x LEN */
+
+struct gb_stress {
+	u32 writers, keys, iters, len;
+	bool overlap, evicts;
+	atomic_t err;		/* first error */
+	atomic64_t stored;
+	atomic_t left;		/* writers still running */
+	struct completion done;
+};
+
+struct gb_stress_writer {
+	struct gb_stress *st;
+	struct task_struct *task;	/* referenced until kthread_stop() */
+	u32 id;
+};
+
+/* The flags (seed) of value ITER of writer W: unique per store. */
+static u32 gb_stress_seed(u32 w, u32 iter)
+{
+	return (w << 20) | iter;
+}
+
+/* Value length for @seed: LEN/2..LEN, from the seed alone. */
+static u64 gb_stress_len(const struct gb_stress *st, u32 seed)
+{
+	u32 half = st->len / 2;
+
+	return st->len - half + (u64)(seed * 2654435761U) % (half + 1);
+}
+
+static void gb_stress_key(const struct gb_stress *st, u32 w, u32 k,
+			  char *key, size_t size)
+{
+	if (st->overlap)
+		snprintf(key, size, "mt%u", k);
+	else
+		snprintf(key, size, "mt%u.%u", w, k);
+}
+
+static void gb_stress_fail(struct gb_stress *st, int err, const char *key,
+			   const char *why, u64 a, u64 b)
+{
+	pr_warn("stress: %s: %s (%llu, %llu): %d\n", key, why, a, b, err);
+	atomic_cmpxchg(&st->err, 0, err);
+}
+
+/*
+ * Check @key's value: its bytes are the pattern of the seed in its flags,
+ * its length the one that seed gets, and the seed one that a writer of
+ * this run could have stored. Returns 0 with the seed, or -errno.
+ */
+static int gb_stress_check(struct gb_stress *st, const char *key, u32 *seed)
+{
+	struct gb_obj *obj;
+	int err = -EILSEQ;
+
+	obj = gb_store_peek(key, strlen(key));
+	if (!obj)
+		return -ENOENT;
+	/* the object we hold stays as it is, even if it is replaced */
+	*seed = obj->flags;
+	if ((*seed >> 20) >= st->writers ||
+	    (*seed & (GB_STRESS_ITERS - 1)) >= st->iters)
+		gb_stress_fail(st, err, key, "seed of no writer", *seed,
+			       obj->len);
+	else if (obj->len != gb_stress_len(st, *seed))
+		gb_stress_fail(st, err, key, "length", obj->len,
+			       gb_stress_len(st, *seed));
+	else if (gb_dbg_obj_check(obj, *seed))
+		gb_stress_fail(st, err, key, "bytes of seed", *seed, obj->len);
+	else
+		err = 0;
+	gb_obj_put(obj);
+	return err;
+}
+
+static int gb_stress_fn(void *arg)
+{
+	struct gb_stress_writer *wr = arg;
+	struct gb_stress *st = wr->st;
+	char key[32];
+	u32 i, seed, got = 0;
+	int err;
+
+	for (i = 0; i < st->iters && !atomic_read(&st->err) &&
+	     !kthread_should_stop(); i++) {
+		gb_stress_key(st, wr->id, i % st->keys, key, sizeof(key));
+		seed = gb_stress_seed(wr->id, i);
+		err = gb_dbg_set(key, gb_stress_len(st, seed), seed, 0,
+				 NUMA_NO_NODE);
+		if (err != GB_STORED) {
+			gb_stress_fail(st, err ?: -EIO, key, "set", seed, 0);
+			break;
+		}
+		atomic64_inc(&st->stored);
+		/* nothing deletes: a key is missing only if it was evicted */
+		err = gb_stress_check(st, key, &got);
+		if (err == -ENOENT && st->evicts)
+			continue;
+		if (err == -ENOENT)
+			gb_stress_fail(st, err, key, "read back", seed, got);
+		else if (!st->overlap && got != seed)
+			gb_stress_fail(st, -EILSEQ, key, "own value replaced",
+				       seed, got);
+		cond_resched();
+	}
+	/*
+	 * gb_dbg_stress() holds a reference on our task and kthread_stop()s
+	 * us, which waits until we have left this function: the module text
+	 * cannot go away under us.
+	 */
+	if (atomic_dec_and_test(&st->left))
+		complete(&st->done);
+	return 0;
+}
+
+/* Run a stress; returns the first error or 0, *@stored = SETs stored. */
+static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
+			 u32 mode, u64 *stored)
+{
+	bool overlap = mode & 1;
+	struct gb_stress_writer *wr;
+	struct gb_stress st = {
+		.writers = writers, .keys = keys, .iters = iters,
+		.len = len, .overlap = overlap, .evicts = mode & 2,
+	};
+	char key[32];
+	u32 w, k, seed, last;
+	int err;
+
+	if (!writers || writers > GB_STRESS_WRITERS || !keys ||
+	    !iters || iters > GB_STRESS_ITERS || len < 2 || len > SZ_4M ||
+	    (u64)writers * iters > GB_STRESS_SETS ||
+	    (u64)writers * iters * len > GB_STRESS_BYTES)
+		return -EINVAL;
+	wr = kcalloc(writers, sizeof(*wr), GFP_KERNEL);
+	if (!wr)
+		return -ENOMEM;
+	atomic_set(&st.left, writers);
+	init_completion(&st.done);
+	for (w = 0; w < writers; w++) {
+		struct task_struct *t;
+
+		wr[w].st = &st;
+		wr[w].id = w;
+		t = kthread_create(gb_stress_fn, &wr[w], "gb_stress/%u", w);
+		if (IS_ERR(t)) {
+			gb_stress_fail(&st, PTR_ERR(t), "-", "kthread", w, 0);
+			if (atomic_dec_and_test(&st.left))
+				complete(&st.done);
+			continue;
+		}
+		/* kthread_stop() below needs the task even after it exited */
+		wr[w].task = get_task_struct(t);
+		wake_up_process(t);
+	}
+	/* killable: a mistyped command must not leave us in D state */
+	if (wait_for_completion_killable(&st.done))
+		gb_stress_fail(&st, -EINTR, "-", "interrupted", 0, 0);
+	for (w = 0; w < writers; w++) {
+		if (!wr[w].task)
+			continue;
+		kthread_stop(wr[w].task);
+		put_task_struct(wr[w].task);
+	}
+	kfree(wr);
+	if (atomic_read(&st.err) == -EINTR)
+		return -EINTR;
+	/* every key holds the last value one of its writers stored */
+	for (w = 0; w < (overlap ? 1 : writers); w++) {
+		for (k = 0; k < keys && k < iters; k++) {
+			gb_stress_key(&st, w, k, key, sizeof(key));
+			last = k + (iters - 1 - k) / keys * keys;
+			err = gb_stress_check(&st, key, &seed);
+			if (err == -ENOENT && st.evicts)
+				continue;
+			if (err)
+				gb_stress_fail(&st, err, key, "final", last, 0);
+			else if ((seed & (GB_STRESS_ITERS - 1)) != last ||
+				 (!overlap && seed >> 20 != w))
+				gb_stress_fail(&st, -EILSEQ, key,
+					       "final value not a last one",
+					       seed, last);
+		}
+	}
+	*stored = atomic64_read(&st.stored);
+	return atomic_read(&st.err);
 }
 
 /*
@@ -264,6 +495,18 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	n = sscanf(buf, "%15s %250s %lld %u %lld", cmd, key, &a, &b, &c);
+	if (n >= 1 && !strcmp(cmd, "stress")) {
+		u32 sw, sk, si, sl, so;
+
+		n = sscanf(buf, "%15s %u %u %u %u %u", cmd, &sw, &sk, &si, &sl,
+			   &so);
+		kfree(buf);
+		if (n != 6)
+			return -EINVAL;
+		mutex_lock(&gb_dbg_mutex);
+		res = gb_dbg_stress(sw, sk, si, sl, so, &len);
+		goto result;
+	}
 	if (n >= 1 && (!strcmp(cmd, "flush") || !strcmp(cmd, "release")))
 		n = sscanf(buf, "%15s %lld", cmd, &a);
 	fail_read = n >= 2 && !strcmp(cmd, "fail") && !strcmp(key, "read");
@@ -346,6 +589,7 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		mutex_unlock(&gb_dbg_mutex);
 		return -EINVAL;
 	}
+result:
 	snprintf(gb_dbg_result, sizeof(gb_dbg_result), "%s %d %llu\n", cmd,
 		 res, len);
 	mutex_unlock(&gb_dbg_mutex);
@@ -369,7 +613,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, GB_DBG_BUF, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\nlookup_gaveup %lld\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
@@ -380,7 +624,8 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 st.promotions, st.promoted_bytes, st.promotion_failures,
 			 atomic64_read(&gb_store_maint_runs),
 			 atomic64_read(&gb_store_reclaim_walks),
-			 atomic64_read(&gb_store_evict_scanned));
+			 atomic64_read(&gb_store_evict_scanned),
+			 atomic64_read(&gb_store_lookup_gaveup));
 	gb_store_promote_dbg_stats(&ps);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
 			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",

@@ -3,13 +3,30 @@
  * Goblin Store: the store, eviction, expiry (flush) and the maintenance
  * worker.
  *
- * Eviction: CLOCK (second chance). Linked objects sit on one list in
- * insertion order; a hit sets the object's "visited" bit without locking.
+ * Eviction: CLOCK (second chance). Linked objects sit on their shard's
+ * list (struct gb_shard, lock order at the top of index.c) in the order
+ * they got their CLOCK stamp (a global sequence, taken when an entry goes
+ * to the tail); a hit sets the object's "visited" bit without locking.
  * When the RAM budget (or SSD budget, for objects with tails) is full, the
  * hand takes objects from the head: a visited object loses its bit and
  * goes to the tail, an unvisited one is evicted. CLOCK needs no list
  * manipulation on the read path, which keeps GETs lock-free, and it is
  * scan resistant enough for a cache of large values.
+ *
+ * The hand works on one shard at a time, under that shard's lock only:
+ * it picks the shard whose first entry has the lowest stamp (the oldest
+ * position of the global CLOCK; each shard publishes it in head_stamp)
+ * and goes on in that shard while its entries are older than the first
+ * entry of any other shard. The shards' lists are merged in stamp order,
+ * so eviction follows approximately one CLOCK over the whole store however
+ * few shards hold objects, and SETs of other shards go on meanwhile.
+ * "Approximately": the pick is lockless and head_stamp is published when a
+ * hand lets go of the shard, so a hand that waited for the lock may look
+ * at an entry younger than another shard's first one; and when the oldest
+ * shard's lock is busy (another evictor, a SET of one of its keys) the
+ * hand takes the next-oldest shard whose lock is free (gb_evict_pick()),
+ * rather than have every evictor of a full cache queue on one mutex.
+ * Sequentially (one SET at a time) the order is exact.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,7 +77,7 @@ void gb_store_kick_maint(void)
  * index holds the last reference (nobody is reading or sending it, so it
  * is freed on unlink), besides the promotion queue's, which the unlink
  * gives back at once (gb_store_promote_unqueue()), and it has that kind of
- * storage. Caller holds gb_store_wlock.
+ * storage. Caller holds the object's shard lock.
  */
 static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
 {
@@ -83,67 +100,140 @@ static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
 	}
 }
 
+/* Shards gb_evict_pick() tries without waiting, oldest first. */
+#define GB_EVICT_PICK	3
+
+/*
+ * Lock and return a shard holding one of the oldest CLOCK entries, or
+ * NULL if every shard is empty. The GB_EVICT_PICK shards with the oldest
+ * first entries are tried with mutex_trylock(), oldest first, so that
+ * concurrent evictors of a full cache spread over a few shards instead of
+ * queueing on one lock; if all are busy, wait for the oldest. *@next is
+ * the stamp of the oldest first entry of a shard after the one taken
+ * (U64_MAX: none), where the hand stops; busy shards skipped are left to
+ * whoever holds them. Lockless view: a stale one only makes the hand look
+ * at a slightly younger entry first. head_stamp is u64 read with
+ * READ_ONCE(), which may tear on 32-bit: a wrong pick, nothing worse.
+ */
+static struct gb_shard *gb_evict_pick(u64 *next)
+{
+	struct gb_shard *c[GB_EVICT_PICK + 1] = { };
+	u64 s[GB_EVICT_PICK + 1], st;
+	int i, j;
+
+	for (i = 0; i <= GB_EVICT_PICK; i++)
+		s[i] = U64_MAX;
+	for (i = 0; i < GB_STORE_SHARDS; i++) {
+		st = READ_ONCE(gb_store_shards[i].head_stamp);
+		if (st >= s[GB_EVICT_PICK])
+			continue;
+		/* insert, keeping s[] sorted */
+		for (j = GB_EVICT_PICK; j > 0 && s[j - 1] > st; j--) {
+			s[j] = s[j - 1];
+			c[j] = c[j - 1];
+		}
+		s[j] = st;
+		c[j] = &gb_store_shards[i];
+	}
+	if (!c[0])
+		return NULL;
+	for (i = 0; i < GB_EVICT_PICK && c[i]; i++) {
+		if (mutex_trylock(&c[i]->lock)) {
+			*next = s[i + 1];
+			return c[i];
+		}
+	}
+	mutex_lock(&c[0]->lock);
+	*next = s[1];
+	return c[0];
+}
+
 /**
- * gb_store_evict_one - run the CLOCK hand until one object is evicted
+ * gb_store_evict - run the CLOCK hand until one object is evicted
  * @need: what the caller is short of
  *
  * Objects that would not free @need now (in use by a reader or a send, or
  * without that kind of storage) are passed over like visited ones, keeping
  * their bit: evicting them would lose a cached value and give nothing.
- * Dead objects are unlinked either way.
+ * Dead objects are unlinked either way; one that frees @need ends the run
+ * as a reap, which is not an eviction (counted as reclaimed).
  *
  * The hand looks at GB_EVICT_SCAN entries at most (two rounds of a smaller
- * CLOCK list, so that every visited bit can be cleared once): the lock is
- * never held for a walk over a large index, and a SET that calls this a
- * few dozen times stays bounded. Passed-over entries go to the tail, so
- * the next call goes on where this one stopped.
+ * CLOCK, so that every visited bit can be cleared once): no shard lock is
+ * held for a walk over a large index, and a SET that calls this a few
+ * dozen times stays bounded. Passed-over entries go to the tail with a new
+ * stamp, so the next call goes on where this one stopped. The unlinked
+ * objects are put after the shard lock is dropped.
  *
- * Return: true if an object that frees @need was unlinked; false if none
- * of the entries looked at would.
+ * Process context; the caller holds no shard lock (see index.c).
+ *
+ * Return: GB_EVICT_EVICTED or GB_EVICT_REAPED if an object that frees
+ * @need was unlinked; GB_EVICT_NONE if none of the entries looked at would.
  */
+enum gb_evict_res gb_store_evict(enum gb_need need)
+{
+	enum gb_evict_res res = GB_EVICT_NONE;
+	struct gb_obj_priv *priv;
+	struct gb_shard *sh;
+	s64 now = gb_now();
+	u64 scan, n = 0, next;
+	LIST_HEAD(put);
+
+	/*
+	 * All shard locks share one lockdep class (one mutex_init() call
+	 * site, gb_store_shards_init()): annotating shard 0 covers them.
+	 * Per-shard lock classes would need this to change.
+	 */
+	might_lock(&gb_store_shards[0].lock);
+	scan = min_t(u64, GB_EVICT_SCAN, 2 * gb_store_shard_items() + 2);
+	while (n < scan && res == GB_EVICT_NONE) {
+		bool first = true;
+
+		sh = gb_evict_pick(&next);	/* locked */
+		if (!sh)
+			break;
+		while (n < scan && !list_empty(&sh->clock)) {
+			priv = list_first_entry(&sh->clock, struct gb_obj_priv,
+						lru);
+			/* another shard holds the older entry now */
+			if (!first && priv->cstamp > next)
+				break;
+			first = false;
+			n++;
+			if (gb_obj_dead(priv->obj, now)) {
+				if (gb_evict_frees(priv, need))
+					res = GB_EVICT_REAPED;
+				gb_store_unlink_dead(priv->obj, now, &put);
+				if (res != GB_EVICT_NONE)
+					break;
+				continue;
+			}
+			if (!gb_evict_frees(priv, need)) {
+				gb_shard_clock_tail(sh, priv);
+				continue;
+			}
+			if (READ_ONCE(priv->visited)) {
+				WRITE_ONCE(priv->visited, false);
+				gb_shard_clock_tail(sh, priv);
+				continue;
+			}
+			gb_stat_inc(GB_ST_EVICTIONS);
+			gb_store_unlink(priv->obj, true, &put);
+			res = GB_EVICT_EVICTED;
+			break;
+		}
+		gb_shard_sync_head(sh);
+		mutex_unlock(&sh->lock);
+		gb_store_put_list(&put);
+	}
+	atomic64_add(n, &gb_store_evict_scanned);
+	return res;
+}
+
+/* gb_store_evict(): whether anything that frees @need was unlinked. */
 bool gb_store_evict_one(enum gb_need need)
 {
-	struct gb_obj_priv *priv;
-	s64 now = gb_now();
-	u64 scan, n;
-	bool done = false;
-
-	mutex_lock(&gb_store_wlock);
-	scan = min_t(u64, GB_EVICT_SCAN, 2 * atomic64_read(&gb_store_items) + 2);
-	for (n = 0; n < scan && !list_empty(&gb_store_clock); n++) {
-		priv = list_first_entry(&gb_store_clock, struct gb_obj_priv, lru);
-		if (gb_obj_dead(priv->obj, now)) {
-			/*
-			 * Unlinking may drop the last reference: @priv can be
-			 * freed after a grace period, and a mutex holder is
-			 * not an RCU reader. Look at it first.
-			 */
-			bool frees = gb_evict_frees(priv, need);
-
-			gb_store_unlink_dead(priv->obj, now);
-			if (frees) {
-				done = true;
-				break;
-			}
-			continue;
-		}
-		if (!gb_evict_frees(priv, need)) {
-			list_move_tail(&priv->lru, &gb_store_clock);
-			continue;
-		}
-		if (READ_ONCE(priv->visited)) {
-			WRITE_ONCE(priv->visited, false);
-			list_move_tail(&priv->lru, &gb_store_clock);
-			continue;
-		}
-		gb_stat_inc(GB_ST_EVICTIONS);
-		gb_store_unlink(priv->obj, true);
-		done = true;
-		break;
-	}
-	mutex_unlock(&gb_store_wlock);
-	atomic64_add(n + done, &gb_store_evict_scanned);
-	return done;
+	return gb_store_evict(need) != GB_EVICT_NONE;
 }
 
 /**
@@ -190,40 +280,57 @@ void gb_store_drain_frees(void)
 	rcu_barrier();
 }
 
-/* Unlink every dead object (or all with @all, or all tailed with @tails). */
+/*
+ * Unlink every dead object (or all with @all, or all tailed with @tails).
+ * Walks the id xarray under RCU with a reference on each object and takes
+ * its shard lock for the unlink only.
+ */
 void gb_store_reclaim(bool all, bool tails)
 {
+	unsigned long id = 0;
 	struct gb_obj *obj;
-	unsigned long id;
 	s64 now = gb_now();
-	unsigned int n = 0;
+	LIST_HEAD(put);
 
 	atomic64_inc(&gb_store_reclaim_walks);
-	mutex_lock(&gb_store_wlock);
-	xa_for_each(&gb_store_ids, id, obj) {
-		if (all || (tails && obj->priv->tail))
-			gb_store_unlink(obj, true);
-		else if (gb_obj_dead(obj, now))
-			gb_store_unlink_dead(obj, now);
-		if (!(++n % 1024)) {
-			mutex_unlock(&gb_store_wlock);
-			cond_resched();
-			mutex_lock(&gb_store_wlock);
+	for (;;) {
+		struct gb_shard *sh;
+
+		rcu_read_lock();
+		obj = xa_find(&gb_store_ids, &id, ULONG_MAX, XA_PRESENT);
+		if (obj && !refcount_inc_not_zero(&obj->ref)) {
+			rcu_read_unlock();
+			id++;
+			continue;
 		}
+		rcu_read_unlock();
+		if (!obj)
+			break;
+		sh = gb_obj_shard(obj);
+		mutex_lock(&sh->lock);
+		if (all || (tails && obj->priv->tail))
+			gb_store_unlink(obj, true, &put);	/* no-op if unlinked */
+		else if (obj->priv->linked && gb_obj_dead(obj, now))
+			gb_store_unlink_dead(obj, now, &put);
+		mutex_unlock(&sh->lock);
+		gb_store_put_list(&put);
+		gb_obj_put(obj);
+		if (!(++id % 256))
+			cond_resched();
 	}
-	mutex_unlock(&gb_store_wlock);
 }
 
 static void gb_flush_now(void)
 {
 	/*
-	 * Under gb_store_wlock: md I gives a linked object a new cas in
-	 * place (gb_store_invalidate()); without the lock a pre-flush object
-	 * could get a cas above gb_store_flush_cas and survive the flush.
+	 * Under gb_store_flush_sem: md I gives a linked object a new cas in
+	 * place (gb_store_invalidate(), holding it for reading); without it
+	 * a pre-flush object could get a cas above gb_store_flush_cas and
+	 * survive the flush. SETs take a fresh cas and need no ordering.
 	 */
-	mutex_lock(&gb_store_wlock);
+	down_write(&gb_store_flush_sem);
 	atomic64_set(&gb_store_flush_cas, atomic64_read(&gb_store_cas_seq));
-	mutex_unlock(&gb_store_wlock);
+	up_write(&gb_store_flush_sem);
 	WRITE_ONCE(gb_store_flush_when, 0);
 	/* Lookups reap what they find, the periodic walk the rest. */
 }
@@ -299,21 +406,24 @@ static void gb_trim_blocks(void)
 {
 	void *victims[64];
 	int round, n, i, evicted;
+	LIST_HEAD(put);
 
 	for (round = 0; round < 16 && gb_pool_over_budget(); round++) {
 		n = gb_pool_victims(gb_obj_grab, victims, ARRAY_SIZE(victims));
 		evicted = 0;
-		mutex_lock(&gb_store_wlock);
 		for (i = 0; i < n; i++) {
 			struct gb_obj_priv *priv = victims[i];
+			struct gb_shard *sh = gb_obj_shard(priv->obj);
 
+			mutex_lock(&sh->lock);
 			if (priv->linked) {
 				gb_stat_inc(GB_ST_EVICTIONS);
-				gb_store_unlink(priv->obj, true);
+				gb_store_unlink(priv->obj, true, &put);
 				evicted++;
 			}
+			mutex_unlock(&sh->lock);
+			gb_store_put_list(&put);
 		}
-		mutex_unlock(&gb_store_wlock);
 		for (i = 0; i < n; i++)
 			gb_obj_put(((struct gb_obj_priv *)victims[i])->obj);
 		/* Only readers hold that block now: wait for them. */

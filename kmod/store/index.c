@@ -4,16 +4,63 @@
  * unlinking and the walk.
  *
  * Index: an rhashtable keyed by the key bytes. Lookups run under RCU only
- * and take a reference with refcount_inc_not_zero(); every mutation (insert,
- * replace, unlink) is serialised by gb_store_wlock, a mutex, so all mutating
- * entry points must be called from process context. Lookups (gb_store_get,
- * gb_store_get_touch), gb_obj_put() and the read helpers on a referenced
- * object may run anywhere gb_obj_put() may (any context); gb_obj_get_page()
- * and gb_obj_read() sleep for tail bytes.
+ * and take a reference with refcount_inc_not_zero(). The rhashtable locks
+ * its own buckets; what must not interleave on one key (look up the old
+ * object, decide, replace or unlink it) is serialised by the key's shard
+ * lock (struct gb_shard, GB_STORE_SHARDS of them, picked by a hash of the
+ * key), a mutex, so all mutating entry points must be called from process
+ * context. SETs of keys in different shards run in parallel. Lookups
+ * (gb_store_get, gb_store_get_touch), gb_obj_put() and the read helpers on
+ * a referenced object may run anywhere gb_obj_put() may (any context);
+ * gb_obj_get_page() and gb_obj_read() sleep for tail bytes.
  *
  * Every linked object is also in an xarray indexed by a 64-bit id that
  * grows with every commit; netlink dumps walk it with "next id" as the
  * cursor, so an unchanged store is dumped exactly once in id order.
+ *
+ * Locks of the store, outermost first (a lock may only be taken while
+ * holding locks above it in this list, never one below):
+ *
+ *  gb_dbg_mutex (debugfs.c)     the test hook's commands; held across
+ *                               SETs (stress), flushes and stats reads.
+ *  gb_cfg_mutex (config.c)      configuration changes. Process context.
+ *  gb_flush_mutex (evict.c)     flush_all now vs the delayed flush work.
+ *  gb_rmw_locks[] (meta lock)   read-modify-write commands and the memcache
+ *                               meta state of one key (see gb_rmw_lock()).
+ *                               Mutex, process context. Never two at once.
+ *  gb_store_flush_sem           read: md I changing a linked object's cas
+ *                               in place; write: flush_all setting
+ *                               gb_store_flush_cas. Never on the SET path.
+ *  gb_shard.lock                the shard's keys: their index entries
+ *                               (rhashtable insert/replace/remove, id
+ *                               xarray slot), priv->linked, and the shard's
+ *                               CLOCK list (lru, cstamp, head_stamp, nr).
+ *                               Mutex, process context. NEVER two shard
+ *                               locks at once (they share a lockdep class,
+ *                               lockdep reports a second one), and no
+ *                               eviction (gb_store_evict(), hence no object
+ *                               allocation) under one: the hand takes the
+ *                               victims' shard locks itself.
+ *  leaf locks                   the rhashtable's bucket locks, xa_lock of
+ *                               gb_store_ids, gb_promo_lock (spin, irqsave;
+ *                               gb_store_promote_unqueue()).
+ *  pool locks (pool.c)          spin, irqsave; taken by the last put of
+ *                               an object (gb_store_put_list(), after the
+ *                               shard lock) and by gb_pool_victims(),
+ *                               whose callback gb_obj_grab() only takes a
+ *                               reference: no store lock under them.
+ *
+ * Under a shard lock no object is freed: gb_store_unlink() moves the
+ * index's reference onto the caller's list (priv->lru, unused once
+ * unlinked) and the caller drops them with gb_store_put_list() after the
+ * unlock, so head pages go back to the pool (its locks) and tail files to
+ * their workqueue outside it. Two puts do happen under a shard lock, and
+ * neither can be the last: gb_store_promote_link() drops the index's
+ * reference to the replaced object while its caller still holds one, and
+ * an unlink's gb_store_promote_unqueue() drops the promotion queue's
+ * while the index's is on the put list. The counters of items and bytes are per-CPU
+ * gauges (GB_ST_CURR_ITEMS, GB_ST_CURR_BYTES); ids, CAS values and CLOCK
+ * stamps come from atomic64 sequences.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,14 +97,101 @@ const struct rhashtable_params gb_store_ht_params = {
 };
 
 struct rhashtable gb_store_ht;
-DEFINE_MUTEX(gb_store_wlock);		/* index, CLOCK list, id xarray */
-LIST_HEAD(gb_store_clock);
+struct gb_shard gb_store_shards[GB_STORE_SHARDS];
+DECLARE_RWSEM(gb_store_flush_sem);
+atomic64_t gb_store_clock_seq;
 DEFINE_XARRAY(gb_store_ids);
-u64 gb_store_next_id;
+atomic64_t gb_store_next_id;
 atomic64_t gb_store_cas_seq;
 static atomic_t gb_gen;
-atomic64_t gb_store_items, gb_store_bytes;
 atomic64_t gb_store_head_bytes, gb_store_tail_bytes;
+
+/* Not the seed of gb_rmw_lock(): a key's two stripes are independent. */
+#define GB_SHARD_SEED	0x9e3779b9
+
+u32 gb_store_shard_of(const char *key, size_t klen)
+{
+	return jhash(key, klen, GB_SHARD_SEED) & (GB_STORE_SHARDS - 1);
+}
+
+void gb_store_shards_init(void)
+{
+	int i;
+
+	for (i = 0; i < GB_STORE_SHARDS; i++) {
+		struct gb_shard *sh = &gb_store_shards[i];
+
+		mutex_init(&sh->lock);
+		INIT_LIST_HEAD(&sh->clock);
+		sh->head_stamp = U64_MAX;
+		sh->nr = 0;
+	}
+	atomic64_set(&gb_store_clock_seq, 0);
+	atomic64_set(&gb_store_next_id, 0);
+}
+
+/* Publish the stamp of @sh's first CLOCK entry; caller holds @sh->lock. */
+void gb_shard_sync_head(struct gb_shard *sh)
+{
+	struct gb_obj_priv *first;
+
+	lockdep_assert_held(&sh->lock);
+	first = list_first_entry_or_null(&sh->clock, struct gb_obj_priv, lru);
+	WRITE_ONCE(sh->head_stamp, first ? first->cstamp : U64_MAX);
+}
+
+/*
+ * Put @priv at the tail of @sh's CLOCK list (it is on it, or @lru is
+ * empty) with a fresh stamp. Stamps are taken under the shard lock, so a
+ * shard's list is in stamp order and the eviction hand can merge the
+ * shards' lists into one global CLOCK order. Caller holds @sh->lock and
+ * calls gb_shard_sync_head() when done.
+ */
+void gb_shard_clock_tail(struct gb_shard *sh, struct gb_obj_priv *priv)
+{
+	lockdep_assert_held(&sh->lock);
+	priv->cstamp = atomic64_inc_return(&gb_store_clock_seq);
+	list_move_tail(&priv->lru, &sh->clock);
+}
+
+/*
+ * Linked objects now (sum of the per-CPU gauge): for the stats. Unlocked
+ * and summed over every possible CPU, it can read transiently wrong while
+ * a task migrates between the -1 and the +1 of a replace.
+ */
+u64 gb_store_curr_items(void)
+{
+	s64 n = (s64)gb_stat_sum(GB_ST_CURR_ITEMS);
+
+	return n > 0 ? n : 0;
+}
+
+/*
+ * Linked objects now, from the shards' counts (updated under each shard
+ * lock, so a replace never shows as a missing object): cheap (64 reads,
+ * no per-CPU sum), for the eviction hand's scan bound and for "is anything
+ * stored". Unlocked, so only a snapshot: SETs may link objects meanwhile.
+ */
+u64 gb_store_shard_items(void)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < GB_STORE_SHARDS; i++)
+		n += READ_ONCE(gb_store_shards[i].nr);
+	return n;
+}
+
+/* Drop the references gb_store_unlink() queued on @put (no lock held). */
+void gb_store_put_list(struct list_head *put)
+{
+	struct gb_obj_priv *priv, *tmp;
+
+	list_for_each_entry_safe(priv, tmp, put, lru) {
+		list_del_init(&priv->lru);
+		gb_obj_put(priv->obj);
+	}
+}
 
 s64 gb_now(void)
 {
@@ -112,21 +246,28 @@ bool gb_store_key_valid(const char *key, size_t klen)
 	return true;
 }
 
-/* Remove a linked object from the index; caller holds gb_store_wlock. */
-void gb_store_unlink(struct gb_obj *obj, bool from_ht)
+/*
+ * Remove a linked object from the index; caller holds its shard lock. The
+ * index's reference goes onto @put, for gb_store_put_list() after the
+ * unlock: the last reference frees pages and tail outside the lock.
+ */
+void gb_store_unlink(struct gb_obj *obj, bool from_ht, struct list_head *put)
 {
 	struct gb_obj_priv *priv = obj->priv;
+	struct gb_shard *sh = gb_obj_shard(obj);
 
-	lockdep_assert_held(&gb_store_wlock);
+	lockdep_assert_held(&sh->lock);
 	if (!priv->linked)
 		return;
 	if (from_ht)
 		rhashtable_remove_fast(&gb_store_ht, &obj->node, gb_store_ht_params);
-	list_del_init(&priv->lru);
+	list_move_tail(&priv->lru, put);
+	WRITE_ONCE(sh->nr, sh->nr - 1);
+	gb_shard_sync_head(sh);
 	xa_erase(&gb_store_ids, priv->id);
 	priv->linked = false;
-	atomic64_dec(&gb_store_items);
-	atomic64_sub(obj->len, &gb_store_bytes);
+	gb_stat_add(GB_ST_CURR_ITEMS, -1);
+	gb_stat_add(GB_ST_CURR_BYTES, -obj->len);
 	atomic_inc(&gb_gen);
 	/*
 	 * The promotion queue gives it back now, not when its turn comes.
@@ -136,16 +277,15 @@ void gb_store_unlink(struct gb_obj *obj, bool from_ht)
 	smp_mb();
 	if (test_bit(GB_PROMO_QUEUED, &priv->pflags))
 		gb_store_promote_unqueue(obj);
-	gb_obj_put(obj);
 }
 
-/* Unlink a dead object and count why; caller holds gb_store_wlock. */
-void gb_store_unlink_dead(struct gb_obj *obj, s64 now)
+/* Unlink a dead object and count why; caller holds its shard lock. */
+void gb_store_unlink_dead(struct gb_obj *obj, s64 now, struct list_head *put)
 {
 	if (gb_obj_expired(obj, now) && !obj->priv->fetched)
 		gb_stat_inc(GB_ST_EXPIRED_UNFETCHED);
 	gb_stat_inc(GB_ST_RECLAIMED);
-	gb_store_unlink(obj, true);
+	gb_store_unlink(obj, true, put);
 }
 
 /*
@@ -170,21 +310,24 @@ void gb_store_reap(void)
 	struct llist_node *list = llist_del_all(&gb_store_reap_list);
 	struct gb_obj_priv *priv, *tmp;
 	s64 now = gb_now();
-	unsigned int n = 0;
+	LIST_HEAD(put);
 
 	if (!list)
 		return;
-	mutex_lock(&gb_store_wlock);
+	/*
+	 * A reap is no eviction: it is counted as reclaimed, and it neither
+	 * kicks nor feeds the background reclaimer.
+	 */
 	llist_for_each_entry(priv, list, reap_node) {
+		struct gb_shard *sh = gb_obj_shard(priv->obj);
+
+		mutex_lock(&sh->lock);
 		if (priv->linked && gb_obj_dead(priv->obj, now))
-			gb_store_unlink_dead(priv->obj, now);
-		if (!(++n % 1024)) {
-			mutex_unlock(&gb_store_wlock);
-			cond_resched();
-			mutex_lock(&gb_store_wlock);
-		}
+			gb_store_unlink_dead(priv->obj, now, &put);
+		mutex_unlock(&sh->lock);
+		gb_store_put_list(&put);
+		cond_resched();
 	}
-	mutex_unlock(&gb_store_wlock);
 	/* Our references keep every entry alive until here. */
 	llist_for_each_entry_safe(priv, tmp, list, reap_node) {
 		atomic_set(&priv->reaping, 0);
@@ -220,20 +363,49 @@ static void gb_obj_bump(struct gb_obj *obj)
 		WRITE_ONCE(priv->atime, gb_now());
 }
 
+#define GB_LOOKUP_RETRIES	64
+
+atomic64_t gb_store_lookup_gaveup;	/* debugfs lookup_gaveup */
+
 /* Referenced live object or NULL; @why is set to the GET counter to bump. */
 static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
 {
 	struct gb_key k = { .key = key, .klen = klen };
 	struct gb_obj *obj;
+	int tries = 0;
 	s64 now;
 
 	*why = GB_ST_GET_MISSES;
 	if (!gb_store_key_valid(key, klen))
 		return NULL;
 	rcu_read_lock();
-	obj = rhashtable_lookup(&gb_store_ht, &k, gb_store_ht_params);
-	if (obj && !refcount_inc_not_zero(&obj->ref))
-		obj = NULL;
+	/*
+	 * An object whose last reference is gone was replaced or unlinked
+	 * before that (the index drops its reference after the unlink): look
+	 * again, the key's new object (if any) is in the table by now.
+	 * Missing instead would make a GET that races a SET of its key find
+	 * neither value. Each retry means a mutation of the key completed;
+	 * bounded anyway, since we may be in atomic context.
+	 */
+	for (;;) {
+		obj = rhashtable_lookup(&gb_store_ht, &k, gb_store_ht_params);
+		if (!obj || refcount_inc_not_zero(&obj->ref))
+			break;
+		if (++tries >= GB_LOOKUP_RETRIES) {
+			/*
+			 * Practically unreachable (each retry needs a whole
+			 * SET and put of the key within our RCU section),
+			 * but a miss for a key that has a value: count it.
+			 */
+			atomic64_inc(&gb_store_lookup_gaveup);
+			pr_warn_once("lookup gave up after %d retries\n",
+				     GB_LOOKUP_RETRIES);
+			obj = NULL;
+			break;
+		}
+		/* the unlink before the final put (its release) */
+		smp_rmb();
+	}
 	rcu_read_unlock();
 	if (!obj)
 		return NULL;
@@ -396,32 +568,45 @@ int gb_store_touch(const char *key, size_t klen, s64 exptime)
 /* ---------------------------------------------------------------------- */
 /* Mutations                                                              */
 
-/* Live linked object for @obj's key, or NULL; caller holds gb_store_wlock. */
-static struct gb_obj *gb_find_locked(const char *key, size_t klen, s64 now)
+/*
+ * Live linked object for @key, or NULL; caller holds the key's shard lock
+ * (@sh). A dead one found there is unlinked, its reference put on @put.
+ */
+static struct gb_obj *gb_find_locked(struct gb_shard *sh, const char *key,
+				     size_t klen, s64 now,
+				     struct list_head *put)
 {
 	struct gb_key k = { .key = key, .klen = klen };
 	struct gb_obj *old;
 
+	lockdep_assert_held(&sh->lock);
 	old = rhashtable_lookup_fast(&gb_store_ht, &k, gb_store_ht_params);
 	if (old && gb_obj_dead(old, now)) {
-		gb_store_unlink_dead(old, now);
+		gb_store_unlink_dead(old, now, put);
 		old = NULL;
 	}
 	return old;
 }
 
-/* Link @obj (taking over the caller's reference), replacing @old. */
-static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
+/*
+ * Link @obj (taking over the caller's reference), replacing @old, whose
+ * reference goes onto @put. Caller holds the key's shard lock.
+ */
+static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now,
+			  struct list_head *put)
 {
 	struct gb_obj_priv *priv = obj->priv;
+	struct gb_shard *sh = gb_obj_shard(obj);
 	int err;
+
+	lockdep_assert_held(&sh->lock);
 
 	obj->cas = atomic64_inc_return(&gb_store_cas_seq);
 	priv->stime = now;
 	/* arith keeps the old object's, set before it commits */
 	if (!priv->atime)
 		priv->atime = now;
-	priv->id = ++gb_store_next_id;
+	priv->id = atomic64_inc_return(&gb_store_next_id);
 	err = xa_err(xa_store(&gb_store_ids, priv->id, obj, GFP_KERNEL));
 	if (err)
 		return err;
@@ -429,7 +614,7 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 		err = rhashtable_replace_fast(&gb_store_ht, &old->node, &obj->node,
 					      gb_store_ht_params);
 		if (!err)
-			gb_store_unlink(old, false);
+			gb_store_unlink(old, false, put);
 	} else {
 		err = rhashtable_insert_fast(&gb_store_ht, &obj->node, gb_store_ht_params);
 	}
@@ -438,9 +623,11 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
 		return err;
 	}
 	priv->linked = true;
-	list_add_tail(&priv->lru, &gb_store_clock);
-	atomic64_inc(&gb_store_items);
-	atomic64_add(obj->len, &gb_store_bytes);
+	gb_shard_clock_tail(sh, priv);
+	WRITE_ONCE(sh->nr, sh->nr + 1);
+	gb_shard_sync_head(sh);
+	gb_stat_add(GB_ST_CURR_ITEMS, 1);
+	gb_stat_add(GB_ST_CURR_BYTES, obj->len);
 	atomic_inc(&gb_gen);
 	gb_stat_inc(GB_ST_TOTAL_ITEMS);
 	return 0;
@@ -454,10 +641,11 @@ static int gb_link_locked(struct gb_obj *obj, struct gb_obj *old, s64 now)
  *
  * Only while the key still maps to @old: a SET, delete, eviction or
  * expiry since the copy was made wins and the copy is dropped. The meta
- * state that changes in place (exptime, CAS, stale and win bits; the CRC
- * through the debugfs crcflip hook only) changes
- * under the key's meta lock or gb_store_wlock: both are held while it is
- * copied and the copy swapped in, so nothing done to @old is lost. The
+ * state that changes in place (exptime, CAS, stale and win bits) changes
+ * under the key's meta lock or its shard lock: both are held while it is
+ * copied and the copy swapped in, so nothing done to @old is lost. (The
+ * debugfs crcflip hook changes the CRC without either lock; a flip racing
+ * a promotion may be lost, which only a test that flips during one sees.) The
  * copy takes @old's id, CAS, commit time and place on the CLOCK list: a
  * dump reports the key once, a gets/cas pair across the promotion still
  * matches, and the counters of items and bytes do not change. @old is
@@ -471,10 +659,11 @@ int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old)
 {
 	struct gb_key k = { .key = old->key, .klen = old->klen };
 	struct gb_obj_priv *priv = obj->priv, *opriv = old->priv;
+	struct gb_shard *sh = gb_obj_shard(old);
 	int err = -EAGAIN;
 
 	gb_store_meta_lock(old->key, old->klen);
-	mutex_lock(&gb_store_wlock);
+	mutex_lock(&sh->lock);
 	if (!opriv->linked || gb_obj_dead(old, gb_now()) ||
 	    rhashtable_lookup_fast(&gb_store_ht, &k, gb_store_ht_params) != old)
 		goto out;
@@ -497,15 +686,21 @@ int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old)
 		xa_store(&gb_store_ids, priv->id, old, GFP_KERNEL);
 		goto out;
 	}
+	/* same key, same shard: the copy takes @old's CLOCK place and stamp */
+	priv->cstamp = opriv->cstamp;
 	list_replace_init(&opriv->lru, &priv->lru);
 	priv->linked = true;
 	opriv->linked = false;
 	atomic_inc(&gb_gen);
-	/* the index's reference to @old; @obj's is the index's now */
+	/*
+	 * The index's reference to @old; @obj's is the index's now. Not the
+	 * last one: our caller holds @old (see the comment at the top).
+	 */
+	WARN_ON_ONCE(refcount_read(&old->ref) == 1);
 	gb_obj_put(old);
 	obj = NULL;
 out:
-	mutex_unlock(&gb_store_wlock);
+	mutex_unlock(&sh->lock);
 	gb_store_meta_unlock(old->key, old->klen);
 	gb_obj_put(obj);
 	return err;
@@ -515,7 +710,7 @@ out:
  * The SET mode's verdict on publishing @obj over @old (the live object of
  * its key, or NULL): GB_STORED, GB_NOT_STORED, GB_NOT_FOUND or GB_EXISTS.
  * No side effect but on @obj (a stale CAS takes @old's TTL and win token),
- * so it may run again on a later pass. Caller holds gb_store_wlock.
+ * so it may run again on a later pass. Caller holds the key's shard lock.
  */
 static int gb_commit_verdict(struct gb_obj *obj, struct gb_obj *old,
 			     enum gb_store_mode mode, u64 cas)
@@ -559,16 +754,22 @@ static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode);
  * but only once the mode lets it be published: a failing ADD, REPLACE or
  * CAS, an already expired value and one whose tail writeback failed pay
  * no CRC pass over the value. The pass reads the whole value and may sleep
- * on its tail, so it runs outside gb_store_wlock, and the verdict is taken
+ * on its tail, so it runs outside the shard lock, and the verdict is taken
  * again after it (the key may have changed meanwhile). On a seal error the
  * object is dropped (gb_store_seal()) and the error returned.
+ *
+ * Only the key's shard lock is held while the key is looked at and the
+ * object linked; the object it replaces (or a dead one found in its place)
+ * is put after the unlock, so its pages and tail are freed outside it.
  */
 static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 			     u64 cas, bool count, bool seal, u64 *cas_out,
 			     bool *replaced)
 {
+	struct gb_shard *sh = &gb_store_shards[obj->priv->shard];
 	struct gb_obj *old;
 	bool lost = false;
+	LIST_HEAD(put);
 	int res, err;
 	s64 now;
 
@@ -589,11 +790,12 @@ again:
 		lost = true;
 	}
 	now = gb_now();
-	mutex_lock(&gb_store_wlock);
-	old = gb_find_locked(obj->key, obj->klen, now);
+	mutex_lock(&sh->lock);
+	old = gb_find_locked(sh, obj->key, obj->klen, now, &put);
 	res = gb_commit_verdict(obj, old, mode, cas);
 	if (seal && res == GB_STORED && !lost && obj->exptime >= 0) {
-		mutex_unlock(&gb_store_wlock);
+		mutex_unlock(&sh->lock);
+		gb_store_put_list(&put);
 		seal = false;
 		err = gb_store_seal(obj, mode);
 		if (err)
@@ -615,18 +817,18 @@ again:
 			 * memory).
 			 */
 			if (old && (!lost || mode == GB_MODE_SET))
-				gb_store_unlink(old, true);
-			gb_obj_put(obj);
+				gb_store_unlink(old, true, &put);
+			list_add(&obj->priv->lru, &put);
 			if (lost)
 				res = -EIO;
 			else if (cas_out)
 				/* memcached gives the dead item a cas too (ms c) */
 				*cas_out = atomic64_inc_return(&gb_store_cas_seq);
 		} else {
-			err = gb_link_locked(obj, old, now);
+			err = gb_link_locked(obj, old, now, &put);
 			if (err) {
 				res = err;
-				gb_obj_put(obj);
+				list_add(&obj->priv->lru, &put);
 			} else {
 				if (cas_out)
 					*cas_out = obj->cas;
@@ -635,9 +837,10 @@ again:
 			}
 		}
 	} else {
-		gb_obj_put(obj);
+		list_add(&obj->priv->lru, &put);
 	}
-	mutex_unlock(&gb_store_wlock);
+	mutex_unlock(&sh->lock);
+	gb_store_put_list(&put);
 	return res;
 }
 
@@ -648,7 +851,7 @@ again:
  * could make one of them lose the race 16 times in a row (it then failed
  * with EXISTS or SERVER_ERROR, where memcached, which holds the item lock,
  * never fails). Plain SETs are not serialised; the CAS retry covers them.
- * Taken before gb_store_wlock, never under it.
+ * Taken before a shard lock, never under one.
  */
 #define GB_RMW_LOCKS	64
 static struct mutex gb_rmw_locks[GB_RMW_LOCKS];
@@ -801,7 +1004,7 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
  * fails (its tail cannot be read back), the object is dropped and, as for
  * a tail lost to a writeback error, a failed SET leaves no older value of
  * the key behind. Consumes the reference on failure. Not under
- * gb_store_wlock.
+ * a shard lock.
  */
 static int gb_store_seal(struct gb_obj *obj, enum gb_store_mode mode)
 {
@@ -880,18 +1083,21 @@ int gb_store_commit_replaced(struct gb_obj *obj, enum gb_store_mode mode,
 
 static int __gb_store_delete(const char *key, size_t klen, u64 cas)
 {
+	struct gb_shard *sh = &gb_store_shards[gb_store_shard_of(key, klen)];
 	struct gb_obj *old;
 	int res = GB_NOT_FOUND;
+	LIST_HEAD(put);
 
-	mutex_lock(&gb_store_wlock);
-	old = gb_find_locked(key, klen, gb_now());
+	mutex_lock(&sh->lock);
+	old = gb_find_locked(sh, key, klen, gb_now(), &put);
 	if (old && cas && old->cas != cas) {
 		res = GB_EXISTS;
 	} else if (old) {
-		gb_store_unlink(old, true);
+		gb_store_unlink(old, true, &put);
 		res = GB_STORED;
 	}
-	mutex_unlock(&gb_store_wlock);
+	mutex_unlock(&sh->lock);
+	gb_store_put_list(&put);
 	return res;
 }
 
@@ -912,22 +1118,27 @@ int gb_store_delete(const char *key, size_t klen, u64 cas)
 int gb_store_invalidate(const char *key, size_t klen, u64 cas,
 			const s64 *exptime)
 {
+	struct gb_shard *sh;
 	struct gb_obj *old;
 	int res = GB_NOT_FOUND;
+	LIST_HEAD(put);
 	s64 now;
 
 	if (!gb_store_key_valid(key, klen))
 		return res;
+	sh = &gb_store_shards[gb_store_shard_of(key, klen)];
 	mutex_lock(gb_rmw_lock(key, klen));
-	mutex_lock(&gb_store_wlock);
-	old = gb_find_locked(key, klen, gb_now());
+	down_read(&gb_store_flush_sem);
+	mutex_lock(&sh->lock);
+	old = gb_find_locked(sh, key, klen, gb_now(), &put);
 	if (old && cas && old->cas != cas) {
 		res = GB_EXISTS;
 	} else if (old) {
 		/*
-		 * In place, under gb_store_wlock: gb_flush_now() takes it too,
-		 * so the new cas is either flushed with the object or set
-		 * after a flush that gb_find_locked() has seen already.
+		 * In place, under gb_store_flush_sem: gb_flush_now() takes it
+		 * for writing, so the new cas is either flushed with the
+		 * object or set after a flush that gb_find_locked() has seen
+		 * already.
 		 */
 		if (exptime)
 			WRITE_ONCE(old->exptime, *exptime);
@@ -938,10 +1149,12 @@ int gb_store_invalidate(const char *key, size_t klen, u64 cas,
 		/* T-1 (or any past time): gone now, as touch does it */
 		now = gb_now();
 		if (gb_obj_dead(old, now))
-			gb_store_unlink_dead(old, now);
+			gb_store_unlink_dead(old, now, &put);
 	}
-	mutex_unlock(&gb_store_wlock);
+	mutex_unlock(&sh->lock);
+	up_read(&gb_store_flush_sem);
 	mutex_unlock(gb_rmw_lock(key, klen));
+	gb_store_put_list(&put);
 	return res;
 }
 

@@ -109,8 +109,10 @@ void gb_obj_put(struct gb_obj *obj)
  * pool has none, evict objects that hold pages (without the rwsem, between
  * runs); an eviction after which there is still no page (its pages went to
  * quarantine because a send still references them) is fruitless, and after
- * GB_EVICT_FRUITLESS of those the allocation only waits for the quarantine
- * instead of emptying the cache.
+ * GB_EVICT_FRUITLESS of those the allocation waits for the quarantine
+ * instead of emptying the cache. "No page" is global state: a concurrent
+ * SET may have taken the pages our victim freed. So a wait re-arms
+ * eviction; what bounds the SET is the number of waits (GB_EVICT_WAITS).
  */
 static int gb_obj_alloc_pages(struct gb_obj_priv *priv, int node)
 {
@@ -130,17 +132,22 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv, int node)
 		/* The last eviction did not give us a page. */
 		if (evicted && !n)
 			fruitless++;
-		evicted = fruitless < GB_EVICT_FRUITLESS &&
-			  gb_store_evict_one(GB_NEED_PAGES);
+		evicted = false;
+		if (fruitless < GB_EVICT_FRUITLESS) {
+			enum gb_evict_res r = gb_store_evict(GB_NEED_PAGES);
+
+			evicted = r != GB_EVICT_NONE;
+		}
 		if (evicted) {
 			gb_store_note_pressure(false);
 			continue;
 		}
 		/* Nothing to evict: pages held by readers or quarantine. */
-		if (++tries > 50)
+		if (++tries > GB_EVICT_WAITS)
 			return -ENOMEM;
 		gb_pool_maint(false);
 		usleep_range(2000, 4000);
+		fruitless = 0;
 	}
 	if (priv->nr_pages) {
 		priv->nid = page_to_nid(gb_hpage_page(&priv->pages[0])) + 1;
@@ -150,7 +157,7 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv, int node)
 }
 
 /* RAM that objects hold: head pages (lent or reserved), quarantine, metadata. */
-static u64 gb_ram_used(void)
+u64 gb_store_ram_used(void)
 {
 	return atomic64_read(&gb_store_head_bytes) + gb_pool_quarantined_bytes() +
 	       gb_pool_meta_bytes();
@@ -182,8 +189,10 @@ static u32 gb_obj_meta_size(u32 nr, bool tail)
  * Charge @priv's head pages and metadata to the memory budget and evict
  * until what objects hold fits in it again. Objects without a value take
  * no page but still count, so a flood of empty values evicts instead of
- * growing kernel memory. Fruitless evictions (whose victim's memory did
- * not come back) are bounded as in gb_obj_alloc_pages().
+ * growing kernel memory. Fruitless evictions (after which what objects
+ * hold did not drop, be it because the victim's memory went to quarantine
+ * or because concurrent SETs charged theirs meanwhile) are bounded, and
+ * re-armed after each wait, as in gb_obj_alloc_pages().
  */
 static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
 {
@@ -196,18 +205,22 @@ static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
 	atomic64_add((u64)priv->nr_pages << PAGE_SHIFT, &gb_store_head_bytes);
 	if (((u64)priv->nr_pages << PAGE_SHIFT) + priv->meta > limit)
 		return -ENOMEM;
-	while ((before = gb_ram_used()) > limit) {
-		if (fruitless < GB_EVICT_FRUITLESS &&
-		    gb_store_evict_one(GB_NEED_ANY)) {
+	while ((before = gb_store_ram_used()) > limit) {
+		enum gb_evict_res r = GB_EVICT_NONE;
+
+		if (fruitless < GB_EVICT_FRUITLESS)
+			r = gb_store_evict(GB_NEED_ANY);
+		if (r != GB_EVICT_NONE) {
 			gb_store_note_pressure(false);
-			if (gb_ram_used() >= before)
+			if (gb_store_ram_used() >= before)
 				fruitless++;
 			continue;
 		}
-		if (++tries > 50)
+		if (++tries > GB_EVICT_WAITS)
 			return -ENOMEM;
 		gb_pool_maint(false);
 		usleep_range(2000, 4000);
+		fruitless = 0;
 	}
 	/* Metadata may have left more blocks than the budget allows now. */
 	if (gb_pool_over_budget())
@@ -219,7 +232,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 			     u64 tail_len)
 {
 	u64 acct = round_up(tail_len, PAGE_SIZE);
-	int tries = 0, fruitless = 0;
+	int tries = 0, fruitless = 0, waits = 0;
 	struct gb_tail *t;
 	int err;
 
@@ -229,8 +242,19 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 	       READ_ONCE(gb_store_ssd_max)) {
 		u64 before = atomic64_sub_return(acct, &gb_store_tail_bytes);
 
-		if (fruitless >= GB_EVICT_FRUITLESS ||
-		    !gb_store_evict_one(GB_NEED_TAIL))
+		/*
+		 * "Did not drop" is global state: concurrent SETs charge
+		 * their tails meanwhile. As in gb_obj_alloc_pages(), a wait
+		 * re-arms eviction and the waits bound the SET.
+		 */
+		if (fruitless >= GB_EVICT_FRUITLESS) {
+			if (++waits > GB_EVICT_WAITS)
+				return -ENOSPC;
+			usleep_range(2000, 4000);
+			fruitless = 0;
+			continue;
+		}
+		if (!gb_store_evict_one(GB_NEED_TAIL))
 			return -ENOSPC;
 		gb_store_note_pressure(true);
 		/* A victim nobody holds is uncharged when it is unlinked. */
@@ -321,6 +345,7 @@ struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
 	priv->obj = obj;
 	priv->head_len = head_len;
 	priv->nr_pages = nr;
+	priv->shard = gb_store_shard_of(key, klen);
 	INIT_LIST_HEAD(&priv->lru);
 	INIT_LIST_HEAD(&priv->pnode);
 	node = gb_store_pick_node(node);
@@ -357,7 +382,7 @@ static int gb_obj_promo_pages(struct gb_obj_priv *priv, int node,
 	priv->meta = gb_obj_meta_size(nr, false);
 	gb_pool_meta_add(priv->meta);
 	atomic64_add((u64)nr << PAGE_SHIFT, &gb_store_head_bytes);
-	while (gb_ram_used() > limit) {
+	while (gb_store_ram_used() > limit) {
 		if (evictions >= GB_PROMO_EVICT || !room(node, nr) ||
 		    !gb_store_evict_one(GB_NEED_ANY))
 			return -ENOMEM;
@@ -430,6 +455,7 @@ struct gb_obj *gb_obj_alloc_promo(struct gb_obj *old, int node,
 	priv->head_len = opriv->head_len;
 	priv->nr_pages = nr;
 	priv->want = node;
+	priv->shard = opriv->shard;
 	INIT_LIST_HEAD(&priv->lru);
 	INIT_LIST_HEAD(&priv->pnode);
 
@@ -515,6 +541,8 @@ static size_t gb_head_copy(struct gb_obj_priv *priv, u64 *off, void *buf,
 static int gb_obj_tail_error(struct gb_obj *obj, int err, bool wb)
 {
 	struct gb_obj_priv *priv = obj->priv;
+	struct gb_shard *sh = gb_obj_shard(obj);
+	LIST_HEAD(put);
 
 	if (gb_store_err_transient(err))
 		return err;
@@ -523,9 +551,10 @@ static int gb_obj_tail_error(struct gb_obj *obj, int err, bool wb)
 	gb_stat_inc(wb ? GB_ST_TAIL_WB_ERRORS : GB_ST_TAIL_IO_ERRORS);
 	pr_warn_ratelimited("tail %016llx: %s error %d, object dropped\n",
 			    priv->tail->id, wb ? "writeback" : "read", err);
-	mutex_lock(&gb_store_wlock);
-	gb_store_unlink(obj, true);
-	mutex_unlock(&gb_store_wlock);
+	mutex_lock(&sh->lock);
+	gb_store_unlink(obj, true, &put);
+	mutex_unlock(&sh->lock);
+	gb_store_put_list(&put);
 	return err;
 }
 

@@ -30,9 +30,9 @@
  *    node makes that node back off for every object (GB_PROMO_NODE_BACKOFF
  *    seconds, doubling).
  *  - The copy replaces the object only if the key still maps to it
- *    (gb_store_promote_link(), under the key's meta lock and
- *    gb_store_wlock): a SET, delete, eviction or expiry meanwhile wins and
- *    the copy is dropped. The copy keeps the object's CAS, id, expiry,
+ *    (gb_store_promote_link(), under the key's meta lock and its shard
+ *    lock): a SET, delete, eviction or expiry meanwhile wins and the copy
+ *    is dropped. The copy keeps the object's CAS, id, expiry,
  *    CRC and access state: to clients it is the same object.
  *  - Readers never wait: they keep the object they looked up, whose pages
  *    go back to the pool when the last reference is gone (and to the
@@ -291,7 +291,7 @@ bool gb_store_promote_queued(const struct gb_obj_priv *priv)
  * Gives the queue's reference back now, not when the rate lets the worker
  * get to it, so that a replaced, deleted, evicted or expired object is
  * freed at once. An object the worker took already is left to it (it
- * sees the object unlinked). Caller holds gb_store_wlock; any context.
+ * sees the object unlinked). Caller holds the object's shard lock; any context.
  */
 void gb_store_promote_unqueue(struct gb_obj *obj)
 {

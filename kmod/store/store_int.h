@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/rhashtable.h>
+#include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -38,7 +39,8 @@
 #define GB_MAINT_PERIOD		(2 * HZ)
 #define GB_MAINT_PERIOD_MAX_MS	(60 * 60 * 1000)	/* debugfs maint_period_ms */
 #define GB_KICK_DELAY		(HZ / 20)	/* first quarantine recheck */
-#define GB_EVICT_FRUITLESS	4	/* evictions that freed nothing, per SET */
+#define GB_EVICT_FRUITLESS	4	/* evictions freeing nothing, per wait */
+#define GB_EVICT_WAITS		50	/* 2-4 ms waits of a SET short of memory */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
@@ -46,12 +48,17 @@
 /**
  * struct gb_obj_priv - store-private part of an object
  * @id:        walk id (0 until committed)
- * @lru:       entry on the CLOCK list while linked
+ * @lru:       entry on its shard's CLOCK list while linked; once
+ *             unlinked, entry on the caller's list of references to drop
+ *             after the shard lock (gb_store_put_list())
+ * @cstamp:    CLOCK stamp: gb_store_clock_seq when @lru went to the tail
+ *             of its shard's list (under the shard lock)
+ * @shard:     index of the object's shard in gb_store_shards (key hash)
  * @stime:     commit time (gb_now())
  * @head_len:  value bytes held in head pages
  * @nr_pages:  number of head pages
  * @meta:      bytes of metadata charged to the memory budget
- * @linked:    in the index (under gb_store_wlock)
+ * @linked:    in the index (under the shard lock)
  * @visited:   CLOCK reference bit
  * @fetched:   read at least once (for expired_unfetched, memcache mg h)
  * @atime:     last access (gb_now()), for memcache mg l: set at commit and
@@ -80,6 +87,8 @@
 struct gb_obj_priv {
 	u64 id;
 	struct list_head lru;
+	u64 cstamp;
+	u32 shard;
 	s64 stime;
 	u32 head_len;
 	u32 nr_pages;
@@ -171,26 +180,58 @@ struct gb_promo_dbg_stats {
 
 void gb_store_promote_dbg_stats(struct gb_promo_dbg_stats *st);
 
+/*
+ * The store's shards (index.c; lock order in the comment at the top of
+ * index.c). A key belongs to shard gb_store_shard_of(key): its shard's
+ * mutex serialises every mutation of the key's index entry (insert,
+ * replace, unlink, in-place meta changes under gb_store_flush_sem) and
+ * guards the shard's CLOCK list. @head_stamp mirrors the cstamp of the
+ * list's first entry (U64_MAX when empty) for lockless reads by the
+ * eviction hand, which merges the shards' lists in stamp order.
+ */
+#define GB_STORE_SHARDS		64	/* a power of two */
+
+struct gb_shard {
+	struct mutex lock;	/* the shard's keys and CLOCK list */
+	struct list_head clock;
+	u64 head_stamp;
+	unsigned long nr;
+} ____cacheline_aligned_in_smp;
+
 /* index.c: the index */
 extern const struct rhashtable_params gb_store_ht_params;
 extern struct rhashtable gb_store_ht;
-extern struct mutex gb_store_wlock;
-extern struct list_head gb_store_clock;
+extern struct gb_shard gb_store_shards[GB_STORE_SHARDS];
+extern struct rw_semaphore gb_store_flush_sem;
+extern atomic64_t gb_store_clock_seq;
 extern struct xarray gb_store_ids;
-extern u64 gb_store_next_id;
+extern atomic64_t gb_store_next_id;
 extern atomic64_t gb_store_cas_seq;
-extern atomic64_t gb_store_items, gb_store_bytes;
 extern atomic64_t gb_store_head_bytes, gb_store_tail_bytes;
+u32 gb_store_shard_of(const char *key, size_t klen);
+
+static inline struct gb_shard *gb_obj_shard(const struct gb_obj *obj)
+{
+	return &gb_store_shards[obj->priv->shard];
+}
+
+void gb_store_shards_init(void);
+void gb_shard_sync_head(struct gb_shard *sh);
+void gb_shard_clock_tail(struct gb_shard *sh, struct gb_obj_priv *priv);
+u64 gb_store_curr_items(void);
+u64 gb_store_shard_items(void);
 bool gb_obj_dead(const struct gb_obj *obj, s64 now);
 bool gb_store_key_valid(const char *key, size_t klen);
-void gb_store_unlink(struct gb_obj *obj, bool from_ht);
-void gb_store_unlink_dead(struct gb_obj *obj, s64 now);
+void gb_store_unlink(struct gb_obj *obj, bool from_ht, struct list_head *put);
+void gb_store_unlink_dead(struct gb_obj *obj, s64 now, struct list_head *put);
+void gb_store_put_list(struct list_head *put);
 void gb_store_reap(void);
 void gb_store_reap_work_fn(struct work_struct *work);
 void gb_store_rmw_init(void);
 int gb_store_promote_link(struct gb_obj *obj, struct gb_obj *old);
 
 /* object.c: objects and their pages (API in kmod/store.h) */
+u64 gb_store_ram_used(void);
 int gb_obj_crc_check(struct gb_obj *obj);
 int gb_obj_seal_fail_next(int err);
 int gb_obj_tail_fail_next(int err, int count, int skip);
@@ -217,8 +258,18 @@ extern struct work_struct gb_store_reap_work;
 extern struct llist_head gb_store_reap_list;
 extern atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;
 extern atomic64_t gb_store_evict_scanned;
+extern atomic64_t gb_store_lookup_gaveup;
 extern bool gb_store_running;
 extern unsigned long gb_store_pressure_next;
+
+/* What one run of the CLOCK hand did (gb_store_evict()). */
+enum gb_evict_res {
+	GB_EVICT_NONE,		/* nothing that frees what was asked for */
+	GB_EVICT_EVICTED,	/* a live object was evicted */
+	GB_EVICT_REAPED,	/* a dead (expired, flushed) one was unlinked */
+};
+
+enum gb_evict_res gb_store_evict(enum gb_need need);
 bool gb_store_evict_one(enum gb_need need);
 void gb_store_note_pressure(bool tail);
 void gb_store_drain_tails(void);

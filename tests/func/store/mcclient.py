@@ -17,11 +17,22 @@ on 127.0.0.1:11211).
                              replaced by the number (CR LF added), then a
                              "mn" and read until its "MN": prints
                              "done BYTES" (bytes of replies read)
+  mcclient.py setloop N LEN  N connections, each in its own thread,
+                             store LEN-byte values under keys of their
+                             own ("sl{conn}.{i % 8}"), one SET after
+                             the other, until the server goes away or
+                             stdin reaches EOF. Prints "ready" once every
+                             connection has had a SET stored, then at the
+                             end "done SETS ERRORS": STORED replies, and
+                             replies that were neither STORED nor a
+                             SERVER_ERROR (a connection that just ends
+                             is no error: the module is being unloaded)
 """
 
 import select
 import socket
 import sys
+import threading
 
 ADDR = ("127.0.0.1", 11211)
 
@@ -75,6 +86,52 @@ def flood(n, cmd):
     print("done %d" % len(got), flush=True)
 
 
+def setloop(n, ln):
+    stop = threading.Event()
+    first = threading.Semaphore(0)
+    stored = [0] * n
+    errors = [0] * n
+
+    def conn(c):
+        told = False
+        try:
+            s = socket.create_connection(ADDR)
+            s.settimeout(60)
+            f = s.makefile("rb")
+            i = 0
+            while not stop.is_set():
+                val = bytes([(c * 7 + i) & 0xff]) * ln
+                s.sendall(b"set sl%d.%d 0 0 %d\r\n" % (c, i % 8, ln) + val +
+                          b"\r\n")
+                line = f.readline()
+                if not line:
+                    break
+                if line == b"STORED\r\n":
+                    stored[c] += 1
+                    if not told:
+                        told = True
+                        first.release()
+                elif not line.startswith(b"SERVER_ERROR"):
+                    errors[c] += 1
+                i += 1
+        except OSError:
+            pass
+        if not told:
+            first.release()
+
+    threads = [threading.Thread(target=conn, args=(c,)) for c in range(n)]
+    for t in threads:
+        t.start()
+    for _ in range(n):
+        first.acquire()
+    print("ready", flush=True)
+    sys.stdin.read()
+    stop.set()
+    for t in threads:
+        t.join()
+    print("done %d %d" % (sum(stored), sum(errors)), flush=True)
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "stuck":
         stuck(sys.argv[2:])
@@ -82,6 +139,8 @@ def main():
         partial(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "flood":
         flood(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "setloop":
+        setloop(int(sys.argv[2]), int(sys.argv[3]))
     else:
         sys.exit(__doc__)
 
