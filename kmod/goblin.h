@@ -21,6 +21,7 @@ extern unsigned int gb_param_item_max;		/* bytes, largest value */
 extern char *gb_param_ssd_dir;			/* "" = no SSD tier */
 extern unsigned long long gb_param_ssd_max;	/* bytes, 0 = free space */
 extern unsigned int gb_param_cores;		/* 0 = all online CPUs */
+extern bool gb_param_reclaim;			/* background reclaimer */
 extern char *gb_param_memcache;			/* "" = off, "addr:port" */
 
 int gb_stats_init(void);

@@ -42,6 +42,10 @@ unsigned int gb_param_cores;
 module_param_named(cores, gb_param_cores, uint, 0444);
 MODULE_PARM_DESC(cores, "Worker CPUs for network service (default 0: all online)");
 
+bool gb_param_reclaim;
+module_param_named(reclaim, gb_param_reclaim, bool, 0444);
+MODULE_PARM_DESC(reclaim, "Background reclaimer at load (store setting reclaim): keep 1/16 to 1/8 of memory (at most 64 to 128 MiB) free for SETs (default off)");
+
 char *gb_param_memcache = "";
 module_param_named(memcache, gb_param_memcache, charp, 0444);
 MODULE_PARM_DESC(memcache, "Memcache TCP listener to start at load, \"addr:port\" (default: none)");

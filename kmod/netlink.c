@@ -129,6 +129,8 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_CRC] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GOBLIN_A_CPUS] = { .type = NLA_NUL_STRING, .len = GOBLIN_CPUS_MAX - 1 },
 	[GOBLIN_A_PROMOTION_RATE] = NLA_POLICY_MIN(NLA_U32, 4096),
+	[GOBLIN_A_RECLAIM] = NLA_POLICY_MAX(NLA_U8, 1),
+	[GOBLIN_A_RECLAIM_LOW] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -364,7 +366,10 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u8(msg, GOBLIN_A_CRC, gb_store_get_crc()) ||
 	    nla_put_string(msg, GOBLIN_A_CPUS, cpus) ||
 	    nla_put_u32(msg, GOBLIN_A_PROMOTION_RATE,
-			gb_store_get_promotion_rate())) {
+			gb_store_get_promotion_rate()) ||
+	    nla_put_u8(msg, GOBLIN_A_RECLAIM, cfg.reclaim) ||
+	    nla_put_u64_64bit(msg, GOBLIN_A_RECLAIM_LOW, cfg.reclaim_low,
+			      GOBLIN_A_PAD)) {
 		kfree(cpus);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -441,6 +446,14 @@ static int gb_nl_store_set_cfg(struct genl_info *info,
 	}
 	if (tb[GOBLIN_A_ITEM_MAX]) {
 		cfg.item_max = nla_get_u32(tb[GOBLIN_A_ITEM_MAX]);
+		store = true;
+	}
+	if (tb[GOBLIN_A_RECLAIM]) {
+		cfg.reclaim = nla_get_u8(tb[GOBLIN_A_RECLAIM]);
+		store = true;
+	}
+	if (tb[GOBLIN_A_RECLAIM_LOW]) {
+		cfg.reclaim_low = nla_get_u64(tb[GOBLIN_A_RECLAIM_LOW]);
 		store = true;
 	}
 	/*

@@ -46,6 +46,10 @@ enum gb_stat {
 	 */
 	GB_ST_CURR_ITEMS,
 	GB_ST_CURR_BYTES,
+	/* store internals (debugfs): who evicted, the background reclaimer */
+	GB_ST_EVICT_INLINE,
+	GB_ST_RECLAIMER_RUNS,
+	GB_ST_RECLAIMER_EVICTIONS,
 	GB_ST_NR,
 };
 

@@ -304,6 +304,8 @@ struct gb_store_config {
 	u32 ram_head;
 	u32 item_max;		/* memcache's largest value (memcached -I) */
 	u64 ssd_max;
+	bool reclaim;		/* background reclaimer on */
+	u64 reclaim_low;	/* its low watermark, 0 = automatic */
 	char ssd_dir[256];
 };
 

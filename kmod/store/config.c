@@ -123,7 +123,8 @@ static int gb_refuse(struct netlink_ext_ack *extack, const char *msg, int err)
 /**
  * gb_store_set_config - apply a complete configuration
  * @cfg:    wanted configuration (memory 0 = 1/8 of RAM, ssd_max 0 = 90% of
- *          the free space, empty ssd_dir = RAM only)
+ *          the free space, empty ssd_dir = RAM only, reclaim_low 0 = the
+ *          reclaimer's automatic low watermark, see evict.c)
  * @extack: receives the reason of a refusal
  *
  * Either everything is applied or nothing is. Process context.
@@ -191,6 +192,13 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 					-EBUSY);
 			goto out;
 		}
+	}
+	if (cfg->reclaim_low &&
+	    (cfg->reclaim_low < PAGE_SIZE || cfg->reclaim_low > memory / 4)) {
+		err = gb_refuse(extack,
+				"reclaim_low: must be 0 (automatic) or between 4 KiB and a quarter of memory",
+				-EINVAL);
+		goto out;
 	}
 	if (memory < (u64)atomic64_read(&gb_store_head_bytes) + gb_pool_meta_bytes()) {
 		err = gb_refuse(extack,
@@ -260,6 +268,9 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	else
 		WRITE_ONCE(gb_store_ssd_max, 0);
 	gb_store_cfg.ssd_max = gb_store_ssd_max;
+	/* read locklessly by SETs and the reclaimer (evict.c) */
+	WRITE_ONCE(gb_store_cfg.reclaim_low, cfg->reclaim_low);
+	WRITE_ONCE(gb_store_cfg.reclaim, cfg->reclaim);
 	gb_store_kick_maint();
 out:
 	mutex_unlock(&gb_cfg_mutex);
@@ -293,6 +304,7 @@ int gb_store_init(void)
 	cfg.ram_head = gb_param_ram_head;
 	cfg.item_max = gb_param_item_max;
 	cfg.ssd_max = gb_param_ssd_max;
+	cfg.reclaim = gb_param_reclaim;
 	strscpy(cfg.ssd_dir, gb_param_ssd_dir ?: "", sizeof(cfg.ssd_dir));
 
 	err = rhashtable_init(&gb_store_ht, &gb_store_ht_params);
@@ -308,6 +320,8 @@ int gb_store_init(void)
 	INIT_DELAYED_WORK(&gb_store_maint_dwork, gb_store_maint_work);
 	INIT_DELAYED_WORK(&gb_store_quar_dwork, gb_store_quar_work);
 	INIT_WORK(&gb_store_reap_work, gb_store_reap_work_fn);
+	INIT_WORK(&gb_store_reclaim_work, gb_store_reclaim_work_fn);
+	gb_store_reclaim_next = jiffies;
 	gb_store_quar_delay = GB_KICK_DELAY;
 	atomic64_set(&gb_store_maint_runs, 0);
 	atomic64_set(&gb_store_reclaim_walks, 0);
@@ -358,6 +372,7 @@ void gb_store_exit(void)
 	cancel_delayed_work_sync(&gb_store_maint_dwork);
 	cancel_delayed_work_sync(&gb_store_quar_dwork);
 	cancel_work_sync(&gb_store_reap_work);
+	cancel_work_sync(&gb_store_reclaim_work);
 	gb_store_reap();
 	gb_store_reclaim(true, false);
 	gb_store_drain_frees();

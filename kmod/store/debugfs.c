@@ -100,7 +100,12 @@ static bool gb_dbg_own_dir;
  * Reading the file returns the result of the last command, the stats, the
  * promotion state ("promo_attempts": copies begun since load,
  * "promo_queued" and "promo_queued_bytes": the queue now,
- * "promo_delay_ms": a "delay promote" not consumed yet) and per online
+ * "promo_delay_ms": a "delay promote" not consumed yet), the eviction
+ * counters ("inline_evictions": by SETs themselves, for RAM or SSD space,
+ * "reclaimer_runs" and "reclaimer_evictions": the background reclaimer,
+ * see evict.c; evictions is their sum plus the evictions of NUMA
+ * promotions and of block trimming), "lookup_gaveup" (lookups that missed
+ * after GB_LOOKUP_RETRIES, index.c) and per online
  * node "nodeN_head_bytes", "nodeN_blocks", "nodeN_objects", "nodeN_remote"
  * and "nodeN_blocks_huge" (gb_store_node_usage()).
  *
@@ -613,7 +618,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, GB_DBG_BUF, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\nlookup_gaveup %lld\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\nlookup_gaveup %lld\ninline_evictions %llu\nreclaimer_runs %llu\nreclaimer_evictions %llu\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
@@ -625,7 +630,10 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 atomic64_read(&gb_store_maint_runs),
 			 atomic64_read(&gb_store_reclaim_walks),
 			 atomic64_read(&gb_store_evict_scanned),
-			 atomic64_read(&gb_store_lookup_gaveup));
+			 atomic64_read(&gb_store_lookup_gaveup),
+			 gb_stat_sum(GB_ST_EVICT_INLINE),
+			 gb_stat_sum(GB_ST_RECLAIMER_RUNS),
+			 gb_stat_sum(GB_ST_RECLAIMER_EVICTIONS));
 	gb_store_promote_dbg_stats(&ps);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
 			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",

@@ -165,6 +165,12 @@ static struct gb_shard *gb_evict_pick(u64 *next)
  * stamp, so the next call goes on where this one stopped. The unlinked
  * objects are put after the shard lock is dropped.
  *
+ * Counts GB_ST_EVICTIONS for an eviction and GB_ST_RECLAIMED for a reap.
+ * Who evicted is the caller's to count: a SET GB_ST_EVICT_INLINE
+ * (gb_obj_evict_inline()), the reclaimer GB_ST_RECLAIMER_EVICTIONS; so
+ * evictions = inline + reclaimer + those of promotions and of block
+ * trimming (gb_trim_blocks()), which have no counter of their own.
+ *
  * Process context; the caller holds no shard lock (see index.c).
  *
  * Return: GB_EVICT_EVICTED or GB_EVICT_REAPED if an object that frees
@@ -234,6 +240,121 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 bool gb_store_evict_one(enum gb_need need)
 {
 	return gb_store_evict(need) != GB_EVICT_NONE;
+}
+
+/*
+ * The background reclaimer keeps RAM free for SETs, so that they rarely
+ * evict themselves (inline, on their own time): a SET whose charge leaves
+ * less than the low watermark free in the memory budget kicks it
+ * (gb_store_kick_reclaim()), and it evicts, one CLOCK run at a time,
+ * until the high watermark (twice the low one) is free again. The low
+ * watermark is the store setting reclaim_low, or when that is 0 a
+ * sixteenth of the budget, at most GB_RECLAIM_LOW_MAX. Only SETs kick it:
+ * reaps of dead objects (lookups, the maintenance walk) free memory and
+ * are no evictions. Turning it on takes effect at the next SET.
+ *
+ * One run evicts at most GB_RECLAIM_BATCH objects and then queues itself
+ * again if the high watermark is not reached yet, so that it never holds
+ * a worker for long while SETs keep coming. It stops early when
+ * GB_RECLAIM_FRUITLESS runs of the hand in a row left the budget's use
+ * (gb_store_ram_used(): what the watermarks are about) where it was, i.e.
+ * the victims' memory did not come back (readers or sends hold it, or it
+ * went to quarantine), and then neither kicks nor an already queued run
+ * start it for GB_RECLAIM_BACKOFF. SETs charging meanwhile can also make
+ * progress look like none; stopping early then costs headroom only, since
+ * SETs still evict inline and the first kick after the backoff runs it
+ * again. It runs on gb_store_wq (process context, no store lock held);
+ * unload cancels it once gb_store_running is clear. Its evictions report
+ * memory pressure like a SET's (gb_store_note_pressure()).
+ *
+ * Limits: it evicts in global CLOCK order whatever memory is short, so
+ * under a NUMA policy that binds SETs to one node it may free memory on
+ * another node that those SETs cannot use (they then evict inline), and it
+ * evicts objects with tails for their RAM share like any other.
+ *
+ * The store setting reclaim (netlink, goblinctl store set reclaim; the
+ * module parameter reclaim is its load-time default) turns it on; it is
+ * off by default, so that the cache fills the whole budget and SETs evict
+ * only for themselves.
+ */
+struct work_struct gb_store_reclaim_work;
+unsigned long gb_store_reclaim_next;	/* jiffies: runs ignored before */
+
+static void gb_reclaim_marks(u64 limit, u64 *low, u64 *high)
+{
+	*low = READ_ONCE(gb_store_cfg.reclaim_low) ?:
+	       min_t(u64, limit / 16, GB_RECLAIM_LOW_MAX);
+	*high = 2 * *low;
+}
+
+/**
+ * gb_store_kick_reclaim - a SET charged its object: maybe start the reclaimer
+ * @limit: the memory budget the SET charged against
+ *
+ * Queues the reclaimer when it is on, less than the low watermark is free
+ * and no backoff holds. Process context, no store lock held.
+ */
+void gb_store_kick_reclaim(u64 limit)
+{
+	u64 low, high, used = gb_store_ram_used();
+
+	gb_reclaim_marks(limit, &low, &high);
+	if (used + low <= limit || !READ_ONCE(gb_store_cfg.reclaim) ||
+	    !READ_ONCE(gb_store_running) ||
+	    time_before(jiffies, READ_ONCE(gb_store_reclaim_next)))
+		return;
+	queue_work(gb_store_wq, &gb_store_reclaim_work);
+}
+
+/**
+ * gb_store_reclaim_work_fn - one run of the background reclaimer
+ * @work: gb_store_reclaim_work
+ *
+ * Evicts (GB_NEED_ANY) until the high watermark is free, at most
+ * GB_RECLAIM_BATCH objects, then requeues itself; see the comment above.
+ * Counts GB_ST_RECLAIMER_RUNS per run that starts and
+ * GB_ST_RECLAIMER_EVICTIONS per object it evicted (GB_EVICT_EVICTED; a
+ * dead object the hand reaps on the way is counted as reclaimed only).
+ */
+void gb_store_reclaim_work_fn(struct work_struct *work)
+{
+	u64 limit = READ_ONCE(gb_store_cfg.memory), low, high, before;
+	unsigned int fruitless = 0, n = 0;
+	bool again = false;
+	u64 evicted = 0;
+
+	/* a kick made while the last run was stopping queued us: back off */
+	if (time_before(jiffies, READ_ONCE(gb_store_reclaim_next)))
+		return;
+	gb_stat_inc(GB_ST_RECLAIMER_RUNS);
+	gb_reclaim_marks(limit, &low, &high);
+	while (READ_ONCE(gb_store_running) && READ_ONCE(gb_store_cfg.reclaim) &&
+	       (before = gb_store_ram_used()) + high > limit) {
+		enum gb_evict_res r;
+
+		if (n++ >= GB_RECLAIM_BATCH) {
+			again = true;
+			break;
+		}
+		r = gb_store_evict(GB_NEED_ANY);
+		if (r == GB_EVICT_NONE)
+			break;
+		/* a dead object reaped on the way is no eviction */
+		if (r == GB_EVICT_EVICTED)
+			evicted++;
+		if (gb_store_ram_used() < before)
+			fruitless = 0;
+		else if (++fruitless >= GB_RECLAIM_FRUITLESS)
+			break;
+		cond_resched();
+	}
+	gb_stat_add(GB_ST_RECLAIMER_EVICTIONS, evicted);
+	if (evicted)
+		gb_store_note_pressure(false);
+	if (again && READ_ONCE(gb_store_running))
+		queue_work(gb_store_wq, &gb_store_reclaim_work);
+	else if (gb_store_ram_used() + low > limit)
+		WRITE_ONCE(gb_store_reclaim_next, jiffies + GB_RECLAIM_BACKOFF);
 }
 
 /**

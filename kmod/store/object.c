@@ -105,6 +105,20 @@ void gb_obj_put(struct gb_obj *obj)
 }
 
 /*
+ * A SET evicts for itself (RAM or SSD budget): whether something that
+ * frees @need went, counting GB_ST_EVICT_INLINE when it was an eviction
+ * (not the reap of a dead object).
+ */
+static bool gb_obj_evict_inline(enum gb_need need)
+{
+	enum gb_evict_res r = gb_store_evict(need);
+
+	if (r == GB_EVICT_EVICTED)
+		gb_stat_inc(GB_ST_EVICT_INLINE);
+	return r != GB_EVICT_NONE;
+}
+
+/*
  * Head pages for @priv, in runs of one gb_pool_rwsem hold each. When the
  * pool has none, evict objects that hold pages (without the rwsem, between
  * runs); an eviction after which there is still no page (its pages went to
@@ -133,11 +147,8 @@ static int gb_obj_alloc_pages(struct gb_obj_priv *priv, int node)
 		if (evicted && !n)
 			fruitless++;
 		evicted = false;
-		if (fruitless < GB_EVICT_FRUITLESS) {
-			enum gb_evict_res r = gb_store_evict(GB_NEED_PAGES);
-
-			evicted = r != GB_EVICT_NONE;
-		}
+		if (fruitless < GB_EVICT_FRUITLESS)
+			evicted = gb_obj_evict_inline(GB_NEED_PAGES);
 		if (evicted) {
 			gb_store_note_pressure(false);
 			continue;
@@ -206,11 +217,8 @@ static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
 	if (((u64)priv->nr_pages << PAGE_SHIFT) + priv->meta > limit)
 		return -ENOMEM;
 	while ((before = gb_store_ram_used()) > limit) {
-		enum gb_evict_res r = GB_EVICT_NONE;
-
-		if (fruitless < GB_EVICT_FRUITLESS)
-			r = gb_store_evict(GB_NEED_ANY);
-		if (r != GB_EVICT_NONE) {
+		if (fruitless < GB_EVICT_FRUITLESS &&
+		    gb_obj_evict_inline(GB_NEED_ANY)) {
 			gb_store_note_pressure(false);
 			if (gb_store_ram_used() >= before)
 				fruitless++;
@@ -225,6 +233,8 @@ static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
 	/* Metadata may have left more blocks than the budget allows now. */
 	if (gb_pool_over_budget())
 		gb_store_kick_maint();
+	/* below the low watermark: the reclaimer makes room for the next */
+	gb_store_kick_reclaim(limit);
 	return 0;
 }
 
@@ -254,7 +264,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 			fruitless = 0;
 			continue;
 		}
-		if (!gb_store_evict_one(GB_NEED_TAIL))
+		if (!gb_obj_evict_inline(GB_NEED_TAIL))
 			return -ENOSPC;
 		gb_store_note_pressure(true);
 		/* A victim nobody holds is uncharged when it is unlinked. */
@@ -281,7 +291,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		if (++tries > 8 || could < tail_len)
 			return -ENOSPC;
 		for (i = 0; i < 4; i++)
-			evicted += gb_store_evict_one(GB_NEED_TAIL);
+			evicted += gb_obj_evict_inline(GB_NEED_TAIL);
 		if (!evicted)
 			return -ENOSPC;
 		gb_store_note_pressure(true);

@@ -44,6 +44,10 @@
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
+#define GB_RECLAIM_LOW_MAX	SZ_64M	/* reclaimer's low watermark, at most */
+#define GB_RECLAIM_FRUITLESS	16	/* evictions freeing nothing: stop */
+#define GB_RECLAIM_BACKOFF	(HZ / 10)	/* after a fruitless run */
+#define GB_RECLAIM_BATCH	256	/* evictions per run, then requeue */
 
 /**
  * struct gb_obj_priv - store-private part of an object
@@ -271,6 +275,10 @@ enum gb_evict_res {
 
 enum gb_evict_res gb_store_evict(enum gb_need need);
 bool gb_store_evict_one(enum gb_need need);
+extern struct work_struct gb_store_reclaim_work;
+extern unsigned long gb_store_reclaim_next;
+void gb_store_reclaim_work_fn(struct work_struct *work);
+void gb_store_kick_reclaim(u64 limit);
 void gb_store_note_pressure(bool tail);
 void gb_store_drain_tails(void);
 void gb_store_drain_frees(void);

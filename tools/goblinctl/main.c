@@ -47,7 +47,8 @@ static const char usage_text[] =
 	"  store show | store set NAME VALUE...   memory block ram-head item-max\n"
 	"                                         ssd-dir ssd-max promotion\n"
 	"                                         promotion-rate mlock cores cpus\n"
-	"                                         rdma-max-conns crc\n"
+	"                                         rdma-max-conns crc reclaim\n"
+	"                                         reclaim-low\n"
 	"  listener add KIND ADDR[:PORT] [window SIZE] [windows N] [max-conns N]\n"
 	"                                [idle-timeout S] [write-timeout S]\n"
 	"                                [header-timeout S]\n"
@@ -90,7 +91,8 @@ static const struct {
 	{ "store", cmd_store,
 	  "store show | store set NAME VALUE [NAME VALUE]...\n"
 	  "  NAME: memory block ram-head item-max ssd-dir ssd-max promotion\n"
-	  "        promotion-rate mlock cores cpus rdma-max-conns crc" },
+	  "        promotion-rate mlock cores cpus rdma-max-conns crc reclaim\n"
+	  "        reclaim-low" },
 	{ "listener", cmd_listener,
 	  LISTENER_ADD_USAGE "\n       " LISTENER_DEL_USAGE
 	  "\n       listener show [KIND]\n  KIND: memcache rdma http" },

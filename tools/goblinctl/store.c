@@ -23,6 +23,9 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	rec_bool(r, "crc", tb[GOBLIN_A_CRC] && nla_get_u8(tb[GOBLIN_A_CRC]));
 	rec_size(r, "promotion_rate", get_u32(tb[GOBLIN_A_PROMOTION_RATE]));
+	rec_bool(r, "reclaim", tb[GOBLIN_A_RECLAIM] &&
+		 nla_get_u8(tb[GOBLIN_A_RECLAIM]));
+	rec_size(r, "reclaim_low", get_u64(tb[GOBLIN_A_RECLAIM_LOW]));
 	return NL_OK;
 }
 
@@ -86,9 +89,15 @@ static int store_set(int argc, char **argv)
 			 !strcmp(k, "promotion_rate"))
 			err = nla_put_u32(msg, GOBLIN_A_PROMOTION_RATE,
 					  arg_size(k, v, UINT32_MAX));
+		else if (!strcmp(k, "reclaim"))
+			err = nla_put_u8(msg, GOBLIN_A_RECLAIM, arg_bool(k, v));
+		else if (!strcmp(k, "reclaim-low") ||
+			 !strcmp(k, "reclaim_low"))
+			err = nla_put_u64(msg, GOBLIN_A_RECLAIM_LOW,
+					  arg_size(k, v, UINT64_MAX));
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, promotion-rate, mlock, cores, cpus, rdma-max-conns, crc");
+				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, promotion-rate, mlock, cores, cpus, rdma-max-conns, crc, reclaim, reclaim-low");
 		if (err)
 			die("request too large");
 	}

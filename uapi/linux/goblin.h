@@ -20,6 +20,7 @@
  *   STORE_GET          do     -> MEMORY BLOCK RAM_HEAD SSD_DIR SSD_MAX
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
  *                                ITEM_MAX CRC CPUS PROMOTION_RATE
+ *                                RECLAIM RECLAIM_LOW
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -252,6 +253,18 @@ enum goblin_attr {
 					 * promotion moves at most this many
 					 * value bytes per second (default
 					 * 16 MiB)
+					 */
+	GOBLIN_A_RECLAIM,		/* u8 0/1: a background reclaimer
+					 * keeps RECLAIM_LOW to twice that
+					 * free in the memory budget for
+					 * SETs (default 0: SETs evict for
+					 * themselves, the cache fills the
+					 * whole budget)
+					 */
+	GOBLIN_A_RECLAIM_LOW,		/* u64 bytes: the reclaimer's low
+					 * watermark, 0 (default) = 1/16 of
+					 * memory, at most 64 MiB; else at
+					 * least 4096 and at most memory/4
 					 */
 
 	__GOBLIN_A_MAX,

@@ -23,10 +23,12 @@ on 127.0.0.1:11211).
                              the other, until the server goes away or
                              stdin reaches EOF. Prints "ready" once every
                              connection has had a SET stored, then at the
-                             end "done SETS ERRORS": STORED replies, and
-                             replies that were neither STORED nor a
-                             SERVER_ERROR (a connection that just ends
-                             is no error: the module is being unloaded)
+                             end "done SETS ERRORS SERVER_ERRORS": STORED
+                             replies, replies that were neither STORED
+                             nor a SERVER_ERROR, and SERVER_ERROR replies
+                             (out of memory, ...), counted apart (a
+                             connection that just ends is no error: the
+                             module is being unloaded)
 """
 
 import select
@@ -91,6 +93,7 @@ def setloop(n, ln):
     first = threading.Semaphore(0)
     stored = [0] * n
     errors = [0] * n
+    server_errors = [0] * n
 
     def conn(c):
         told = False
@@ -111,7 +114,9 @@ def setloop(n, ln):
                     if not told:
                         told = True
                         first.release()
-                elif not line.startswith(b"SERVER_ERROR"):
+                elif line.startswith(b"SERVER_ERROR"):
+                    server_errors[c] += 1
+                else:
                     errors[c] += 1
                 i += 1
         except OSError:
@@ -129,7 +134,8 @@ def setloop(n, ln):
     stop.set()
     for t in threads:
         t.join()
-    print("done %d %d" % (sum(stored), sum(errors)), flush=True)
+    print("done %d %d %d" % (sum(stored), sum(errors), sum(server_errors)),
+          flush=True)
 
 
 def main():
