@@ -34,6 +34,12 @@ static bool gb_dbg_own_dir;
  *                                block (page_to_nid() of every lent page)
  *   delay alloc MS               the next head page allocation sleeps MS
  *                                ms after picking its pool (race windows)
+ *   race evict [0]               the next run of the CLOCK hand that
+ *                                evicts runs another one between its
+ *                                lockless pick of a shard and taking that
+ *                                shard's lock (gb_store_evict_dbg_race());
+ *                                0 disarms. LEN = 1 if it was armed before
+ *                                (0: it has fired)
  *   delay promote MS             the next NUMA promotion sleeps MS ms
  *                                between copying the value and publishing
  *                                the copy (a SET or delete meanwhile wins)
@@ -80,7 +86,13 @@ static bool gb_dbg_own_dir;
  *                                every key must hold the last value some
  *                                writer stored under it. MODE bit 1: the
  *                                cache is expected to evict, a key may be
- *                                missing. Values are LEN/2 to LEN bytes.
+ *                                missing. MODE bit 2: hot keys; after
+ *                                each SET a writer GETs (a hit, which sets
+ *                                the CLOCK bit) "mhJ", J = its iteration
+ *                                modulo GB_STRESS_HOT, which the caller
+ *                                stored before: one missing is -ENOENT,
+ *                                however full the cache (second chance).
+ *                                Values are LEN/2 to LEN bytes.
  *                                Result: 0, or the first
  *                                error (-EILSEQ for a wrong value, -ENOENT
  *                                for a missing one where it must be, a
@@ -221,10 +233,11 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 #define GB_STRESS_ITERS		BIT(20)	/* seed: writer << 20 | iteration */
 #define GB_STRESS_SETS		BIT(18)	/* writers x iterations */
 #define GB_STRESS_BYTES		(4ULL << 30)	/* writers x iterations x LEN */
+#define GB_STRESS_HOT		4	/* hot keys "mh0".."mh3" (MODE bit 2) */
 
 struct gb_stress {
 	u32 writers, keys, iters, len;
-	bool overlap, evicts;
+	bool overlap, evicts, hot;
 	atomic_t err;		/* first error */
 	atomic64_t stored;
 	atomic_t left;		/* writers still running */
@@ -325,6 +338,16 @@ static int gb_stress_fn(void *arg)
 		else if (!st->overlap && got != seed)
 			gb_stress_fail(st, -EILSEQ, key, "own value replaced",
 				       seed, got);
+		if (st->hot) {
+			struct gb_obj *obj;
+
+			snprintf(key, sizeof(key), "mh%u", i % GB_STRESS_HOT);
+			obj = gb_store_get(key, strlen(key));
+			if (!obj)
+				gb_stress_fail(st, -ENOENT, key,
+					       "hot key evicted", seed, 0);
+			gb_obj_put(obj);
+		}
 		cond_resched();
 	}
 	/*
@@ -346,6 +369,7 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 	struct gb_stress st = {
 		.writers = writers, .keys = keys, .iters = iters,
 		.len = len, .overlap = overlap, .evicts = mode & 2,
+		.hot = mode & 4,
 	};
 	char key[32];
 	u32 w, k, seed, last;
@@ -581,6 +605,9 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 		res = 0;
 	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
 		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
+		res = 0;
+	} else if (n >= 2 && !strcmp(cmd, "race") && !strcmp(key, "evict")) {
+		len = gb_store_evict_dbg_race(n < 3 || a);
 		res = 0;
 	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "promote")) {
 		gb_store_promote_dbg_delay(clamp_t(long long, a, 0, 60000));

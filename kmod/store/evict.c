@@ -103,6 +103,24 @@ static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
 /* Shards gb_evict_pick() tries without waiting, oldest first. */
 #define GB_EVICT_PICK	3
 
+static atomic_t gb_evict_race = ATOMIC_INIT(0);
+
+/**
+ * gb_store_evict_dbg_race - test hook (debugfs "race evict")
+ * @arm: arm (true) or disarm the hook
+ *
+ * When armed, the next gb_evict_pick() runs another whole hand
+ * (gb_store_evict(GB_NEED_ANY)) between reading the shards' stamps and
+ * taking the lock, as a concurrent evictor may: the pick's view of the
+ * shard it takes is then stale. One shot.
+ *
+ * Return: whether it was armed before.
+ */
+bool gb_store_evict_dbg_race(bool arm)
+{
+	return atomic_xchg(&gb_evict_race, arm);
+}
+
 /*
  * Lock and return a shard holding one of the oldest CLOCK entries, or
  * NULL if every shard is empty. The GB_EVICT_PICK shards with the oldest
@@ -111,11 +129,14 @@ static bool gb_evict_frees(struct gb_obj_priv *priv, enum gb_need need)
  * queueing on one lock; if all are busy, wait for the oldest. *@next is
  * the stamp of the oldest first entry of a shard after the one taken
  * (U64_MAX: none), where the hand stops; busy shards skipped are left to
- * whoever holds them. Lockless view: a stale one only makes the hand look
- * at a slightly younger entry first. head_stamp is u64 read with
- * READ_ONCE(), which may tear on 32-bit: a wrong pick, nothing worse.
+ * whoever holds them. *@seen is the stamp of the taken shard's first entry
+ * as the pick saw it: once the lock is ours, a younger first entry means
+ * another hand went over the shard meanwhile. Lockless view: a stale one
+ * only makes the hand look at a slightly younger entry first. head_stamp
+ * is u64 read with READ_ONCE(), which may tear on 32-bit: a wrong pick,
+ * nothing worse.
  */
-static struct gb_shard *gb_evict_pick(u64 *next)
+static struct gb_shard *gb_evict_pick(u64 *next, u64 *seen)
 {
 	struct gb_shard *c[GB_EVICT_PICK + 1] = { };
 	u64 s[GB_EVICT_PICK + 1], st;
@@ -137,14 +158,20 @@ static struct gb_shard *gb_evict_pick(u64 *next)
 	}
 	if (!c[0])
 		return NULL;
+	/* no recursion: the hook is disarmed before the other hand runs */
+	if (unlikely(atomic_read(&gb_evict_race)) &&
+	    atomic_xchg(&gb_evict_race, 0))
+		gb_store_evict(GB_NEED_ANY);
 	for (i = 0; i < GB_EVICT_PICK && c[i]; i++) {
 		if (mutex_trylock(&c[i]->lock)) {
 			*next = s[i + 1];
+			*seen = s[i];
 			return c[i];
 		}
 	}
 	mutex_lock(&c[0]->lock);
 	*next = s[1];
+	*seen = s[0];
 	return c[0];
 }
 
@@ -182,7 +209,7 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 	struct gb_obj_priv *priv;
 	struct gb_shard *sh;
 	s64 now = gb_now();
-	u64 scan, n = 0, next;
+	u64 scan, n = 0, next, seen;
 	LIST_HEAD(put);
 
 	/*
@@ -195,15 +222,27 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 	while (n < scan && res == GB_EVICT_NONE) {
 		bool first = true;
 
-		sh = gb_evict_pick(&next);	/* locked */
+		sh = gb_evict_pick(&next, &seen);	/* locked */
 		if (!sh)
 			break;
 		while (n < scan && !list_empty(&sh->clock)) {
 			priv = list_first_entry(&sh->clock, struct gb_obj_priv,
 						lru);
-			/* another shard holds the older entry now */
-			if (!first && priv->cstamp > next)
+			/*
+			 * Another shard holds the older entry now. The first
+			 * entry is looked at anyway (progress with a stale
+			 * pick), unless it is younger than the pick saw: then
+			 * another hand went over this shard while we waited
+			 * for its lock (and perhaps just gave this entry its
+			 * second chance), and head_stamp, re-synced by that
+			 * hand, makes the next pick a true one. Such a
+			 * re-pick counts as a look, so that it is bounded.
+			 */
+			if (priv->cstamp > next &&
+			    (!first || priv->cstamp > seen)) {
+				n += first;
 				break;
+			}
 			first = false;
 			n++;
 			if (gb_obj_dead(priv->obj, now)) {

@@ -279,6 +279,7 @@ extern struct work_struct gb_store_reclaim_work;
 extern unsigned long gb_store_reclaim_next;
 void gb_store_reclaim_work_fn(struct work_struct *work);
 void gb_store_kick_reclaim(u64 limit);
+bool gb_store_evict_dbg_race(bool arm);
 void gb_store_note_pressure(bool tail);
 void gb_store_drain_tails(void);
 void gb_store_drain_frees(void);
