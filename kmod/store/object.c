@@ -255,17 +255,18 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		/*
 		 * "Did not drop" is global state: concurrent SETs charge
 		 * their tails meanwhile. As in gb_obj_alloc_pages(), a wait
-		 * re-arms eviction and the waits bound the SET.
+		 * re-arms eviction and the waits bound the SET; so does
+		 * nothing to evict (every tail held by a reader, a send or
+		 * a concurrent SET's read-back, which let go soon).
 		 */
-		if (fruitless >= GB_EVICT_FRUITLESS) {
+		if (fruitless >= GB_EVICT_FRUITLESS ||
+		    !gb_obj_evict_inline(GB_NEED_TAIL)) {
 			if (++waits > GB_EVICT_WAITS)
 				return -ENOSPC;
 			usleep_range(2000, 4000);
 			fruitless = 0;
 			continue;
 		}
-		if (!gb_obj_evict_inline(GB_NEED_TAIL))
-			return -ENOSPC;
 		gb_store_note_pressure(true);
 		/* A victim nobody holds is uncharged when it is unlinked. */
 		if (atomic64_read(&gb_store_tail_bytes) >= before)
