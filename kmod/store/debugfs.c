@@ -34,6 +34,15 @@ static bool gb_dbg_own_dir;
  *                                block (page_to_nid() of every lent page)
  *   delay alloc MS               the next head page allocation sleeps MS
  *                                ms after picking its pool (race windows)
+ *   delay lookup MS              the next lookup that finds an object
+ *                                waits (busy) until that object's last
+ *                                reference is gone or MS ms (at most 2000)
+ *                                have passed, before it takes a reference
+ *                                (gb_store_lookup_dbg_race()): it must
+ *                                then look again and find the key's new
+ *                                object ("lookup_retries" in the stats
+ *                                counts the retries). 0 disarms. LEN =
+ *                                the ms armed before (0: it has fired)
  *   race evict [0]               the next run of the CLOCK hand that
  *                                evicts runs another one between its
  *                                lockless pick of a shard and taking that
@@ -92,6 +101,12 @@ static bool gb_dbg_own_dir;
  *                                modulo GB_STRESS_HOT, which the caller
  *                                stored before: one missing is -ENOENT,
  *                                however full the cache (second chance).
+ *                                MODE bit 3 (with bits 0 and 1): writer 0
+ *                                stores nothing but goes over the keys
+ *                                until the other writers are done,
+ *                                deleting one, marking the next one stale
+ *                                (md I, gb_store_invalidate()) and every
+ *                                eighth time flushing all (flush_all).
  *                                Values are LEN/2 to LEN bytes.
  *                                Result: 0, or the first
  *                                error (-EILSEQ for a wrong value, -ENOENT
@@ -237,7 +252,7 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 
 struct gb_stress {
 	u32 writers, keys, iters, len;
-	bool overlap, evicts, hot;
+	bool overlap, evicts, hot, deleter;
 	atomic_t err;		/* first error */
 	atomic64_t stored;
 	atomic_t left;		/* writers still running */
@@ -310,6 +325,26 @@ static int gb_stress_check(struct gb_stress *st, const char *key, u32 *seed)
 	return err;
 }
 
+/* MODE bit 3: writer 0 deletes, invalidates and flushes instead. */
+static void gb_stress_delete(struct gb_stress *st)
+{
+	char key[32];
+	u32 i;
+
+	/* st->left counts us too */
+	for (i = 0; atomic_read(&st->left) > 1 && !atomic_read(&st->err) &&
+	     !kthread_should_stop(); i++) {
+		gb_stress_key(st, 0, i % st->keys, key, sizeof(key));
+		if (i % 8 == 7)
+			gb_store_flush(0);
+		else if (i % 2)
+			gb_store_invalidate(key, strlen(key), 0, NULL);
+		else
+			gb_store_delete(key, strlen(key), 0);
+		cond_resched();
+	}
+}
+
 static int gb_stress_fn(void *arg)
 {
 	struct gb_stress_writer *wr = arg;
@@ -318,8 +353,10 @@ static int gb_stress_fn(void *arg)
 	u32 i, seed, got = 0;
 	int err;
 
+	if (st->deleter && !wr->id)
+		gb_stress_delete(st);
 	for (i = 0; i < st->iters && !atomic_read(&st->err) &&
-	     !kthread_should_stop(); i++) {
+	     !kthread_should_stop() && !(st->deleter && !wr->id); i++) {
 		gb_stress_key(st, wr->id, i % st->keys, key, sizeof(key));
 		seed = gb_stress_seed(wr->id, i);
 		err = gb_dbg_set(key, gb_stress_len(st, seed), seed, 0,
@@ -369,7 +406,7 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 	struct gb_stress st = {
 		.writers = writers, .keys = keys, .iters = iters,
 		.len = len, .overlap = overlap, .evicts = mode & 2,
-		.hot = mode & 4,
+		.hot = mode & 4, .deleter = (mode & 11) == 11,
 	};
 	char key[32];
 	u32 w, k, seed, last;
@@ -606,6 +643,9 @@ static ssize_t gb_dbg_write(struct file *f, const char __user *ubuf,
 	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "alloc")) {
 		gb_pool_dbg_delay_next(clamp_t(long long, a, 0, 60000));
 		res = 0;
+	} else if (n >= 3 && !strcmp(cmd, "delay") && !strcmp(key, "lookup")) {
+		len = gb_store_lookup_dbg_race(clamp_t(long long, a, 0, 2000));
+		res = 0;
 	} else if (n >= 2 && !strcmp(cmd, "race") && !strcmp(key, "evict")) {
 		len = gb_store_evict_dbg_race(n < 3 || a);
 		res = 0;
@@ -665,6 +705,8 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
 			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",
 			 ps.attempts, ps.queued, ps.queued_bytes, ps.delay_ms);
+	len += scnprintf(buf + len, GB_DBG_BUF - len, "lookup_retries %lld\n",
+			 atomic64_read(&gb_store_lookup_retries));
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 

@@ -366,6 +366,34 @@ static void gb_obj_bump(struct gb_obj *obj)
 #define GB_LOOKUP_RETRIES	64
 
 atomic64_t gb_store_lookup_gaveup;	/* debugfs lookup_gaveup */
+atomic64_t gb_store_lookup_retries;	/* debugfs lookup_retries */
+static atomic_t gb_lookup_race_ms;
+
+/**
+ * gb_store_lookup_dbg_race - test hook (debugfs "delay lookup MS")
+ * @ms: at most that long (0: disarm)
+ *
+ * The next lookup that finds an object in the table waits, between
+ * finding it and taking its reference, until the object's last reference
+ * is gone (a concurrent SET replaced the key) or @ms have passed: what a
+ * reader preempted at that point sees. The wait is a busy one (the
+ * lookup is in an RCU read-side section, and may be in atomic context).
+ * One shot.
+ *
+ * Return: the ms armed before (0: it has fired, or was not armed).
+ */
+unsigned int gb_store_lookup_dbg_race(unsigned int ms)
+{
+	return atomic_xchg(&gb_lookup_race_ms, ms);
+}
+
+static void gb_lookup_race(struct gb_obj *obj)
+{
+	int ms = atomic_xchg(&gb_lookup_race_ms, 0);
+
+	while (ms-- > 0 && refcount_read(&obj->ref))
+		mdelay(1);
+}
 
 /* Referenced live object or NULL; @why is set to the GET counter to bump. */
 static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
@@ -389,8 +417,11 @@ static struct gb_obj *gb_lookup(const char *key, size_t klen, int *why)
 	 */
 	for (;;) {
 		obj = rhashtable_lookup(&gb_store_ht, &k, gb_store_ht_params);
+		if (unlikely(atomic_read(&gb_lookup_race_ms)) && obj)
+			gb_lookup_race(obj);
 		if (!obj || refcount_inc_not_zero(&obj->ref))
 			break;
+		atomic64_inc(&gb_store_lookup_retries);
 		if (++tries >= GB_LOOKUP_RETRIES) {
 			/*
 			 * Practically unreachable (each retry needs a whole

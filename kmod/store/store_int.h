@@ -263,6 +263,8 @@ extern struct llist_head gb_store_reap_list;
 extern atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;
 extern atomic64_t gb_store_evict_scanned;
 extern atomic64_t gb_store_lookup_gaveup;
+extern atomic64_t gb_store_lookup_retries;
+unsigned int gb_store_lookup_dbg_race(unsigned int ms);
 extern bool gb_store_running;
 extern unsigned long gb_store_pressure_next;
 
