@@ -676,6 +676,53 @@ def timelines(res, L, PR):
             L.append("Raw trace (not kept): %s.\n" % open(ts).read().strip())
 
 
+def tp_table(res, L, suf, s, sets, peer=None):
+    """One size's throughput table: every server's windows of the phase
+    with tag suffix @suf (SET/s column with @sets), then @peer's (label,
+    perftest name without -r<i>) per-repetition bandwidth."""
+    cols = ["Gbit/s", "GET/s"] + (["SET/s"] if sets else []) + \
+        ["guest busy", "server CPU", "client CPU", "softirq", "guest ran"]
+    rest = " |" * len(cols)
+    L.append("| server | rep | %s |" % " | ".join(cols))
+    L.append("|---|---:|" + "---:|" * len(cols))
+    for key, label in SERVERS:
+        tag = "%s%s-%d" % (key, suf, s)
+        rows = res.throughput(tag)
+        if not rows:
+            L.append("| %s | | %s%s" % (label, res.missing(tag, "throughput CSV"), rest))
+            continue
+        for r in rows:
+            sp = cpu_split(r, r["hz"] or res.hz)
+            w = r["wall_ns"] / 1e9
+            ticks = sum(r[k] for k in STAT_FIELDS)
+            ran = ticks / (w * max(r["ncpus"], 1) * (r["hz"] or res.hz))
+            cells = ["%.3f" % r["gbit_s"], "%.0f" % (r["gets"] / w)]
+            if sets:
+                cells.append("%.0f" % (r["sets"] / w))
+            cells += [("%.0f%%" % (100 * sp[k])) if sp else "n/a"
+                      for k in ("busy", "server", "client", "softirq")]
+            cells.append("%.0f%%" % (100 * ran))
+            L.append("| %s | %d | %s |" % (label, r["rep"], " | ".join(cells)))
+        L.append("| %s | **median (min-max)** | **%s**%s" % (
+            label, spread([r["gbit_s"] for r in rows], "%.3f"), rest))
+    if not peer:
+        return
+    label, name = peer
+    bw = []
+    for r in range(1, res.reps + 1):
+        p = res.perftest("%s-r%d" % (name, r))
+        if p and "bw_avg" in p:
+            bw.append(p["bw_avg"])
+            ran = res.avail("%s-r%d" % (name, r))
+            L.append("| %s | %d | %.3f |%s %s |" % (
+                label, r, p["bw_avg"], " |" * (len(cols) - 2),
+                fmt(ran and 100 * ran, "%.0f%%")))
+    if bw:
+        L.append("| %s | **median (min-max)** | **%s**%s" % (label, spread(bw, "%.3f"), rest))
+    else:
+        L.append("| %s | | %s%s" % (label, res.missing(name), rest))
+
+
 def throughput_section(res, L):
     q, d = res.params.get("tp_qps", "?"), res.params.get("tp_depth", "?")
     L.append("## GET throughput (closed loop, %s QPs x %s in flight each)\n" % (q, d))
@@ -685,37 +732,8 @@ def throughput_section(res, L):
              "/proc/stat sample. ib_write_bw: `-q %s -t %s`, its average.\n" % (q, d))
     for s in res.sizes:
         L.append("### %s\n" % size_name(s))
-        L.append("| server | rep | Gbit/s | GET/s | guest busy | server CPU | client CPU | softirq | guest ran |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for key, label in SERVERS:
-            tag = "%s-%d" % (key, s)
-            rows = res.throughput(tag)
-            if not rows:
-                L.append("| %s | | %s | | | | | | |" % (label, res.missing(tag, "throughput CSV")))
-                continue
-            for r in rows:
-                sp = cpu_split(r, r["hz"] or res.hz)
-                ticks = sum(r[k] for k in STAT_FIELDS)
-                ran = ticks / (r["wall_ns"] / 1e9 * max(r["ncpus"], 1) * (r["hz"] or res.hz))
-                L.append("| %s | %d | %.3f | %.0f | %s | %s | %s | %s | %.0f%% |" % (
-                    label, r["rep"], r["gbit_s"], r["gets"] / (r["wall_ns"] / 1e9),
-                    *(("%.0f%%" % (100 * sp[k])) if sp else "n/a"
-                      for k in ("busy", "server", "client", "softirq")), 100 * ran))
-            L.append("| %s | **median (min-max)** | **%s** | | | | | | |" % (
-                label, spread([r["gbit_s"] for r in rows], "%.3f")))
-        if s == 262144:
-            bw = []
-            for r in range(1, res.reps + 1):
-                p = res.perftest("ib_write_bw-262144-q%s-r%d" % (q, r))
-                if p and "bw_avg" in p:
-                    bw.append(p["bw_avg"])
-                    L.append("| ib_write_bw | %d | %.3f | | | | | | %s |" % (
-                        r, p["bw_avg"], fmt(res.avail("ib_write_bw-262144-q%s-r%d" % (q, r)) and
-                                            100 * res.avail("ib_write_bw-262144-q%s-r%d" % (q, r)), "%.0f%%")))
-            if bw:
-                L.append("| ib_write_bw | **median (min-max)** | **%s** | | | | | | |" % spread(bw, "%.3f"))
-            else:
-                L.append("| ib_write_bw | | %s | | | | | | |" % res.missing("ib_write_bw-262144-q%s" % q))
+        peer = ("ib_write_bw", "ib_write_bw-262144-q%s" % q) if s == 262144 else None
+        tp_table(res, L, "", s, False, peer)
         L.append("")
 
 
@@ -735,35 +753,10 @@ def write_section(res, L):
     for ph, suf in PHASES[1:]:
         for s in res.sizes:
             L.append("### %s, %s\n" % (ph, size_name(s)))
-            L.append("| server | rep | Gbit/s | GET/s | SET/s | guest busy | server CPU | client CPU | softirq |")
-            L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-            for key, label in SERVERS:
-                tag = "%s%s-%d" % (key, suf, s)
-                rows = res.throughput(tag)
-                if not rows:
-                    L.append("| %s | | %s | | | | | | |" % (label, res.missing(tag, "throughput CSV")))
-                    continue
-                for r in rows:
-                    sp = cpu_split(r, r["hz"] or res.hz)
-                    w = r["wall_ns"] / 1e9
-                    L.append("| %s | %d | %.3f | %.0f | %.0f | %s | %s | %s | %s |" % (
-                        label, r["rep"], r["gbit_s"], r["gets"] / w, r["sets"] / w,
-                        *(("%.0f%%" % (100 * sp[k])) if sp else "n/a"
-                          for k in ("busy", "server", "client", "softirq"))))
-                L.append("| %s | **median (min-max)** | **%s** | | | | | | |" % (
-                    label, spread([r["gbit_s"] for r in rows], "%.3f")))
+            peer = None
             if ph == "SET":
-                name = "ib_read_bw-%d-q%s" % (s, res.params.get("set_qps", "2"))
-                bw = []
-                for r in range(1, res.reps + 1):
-                    p = res.perftest("%s-r%d" % (name, r))
-                    if p and "bw_avg" in p:
-                        bw.append(p["bw_avg"])
-                        L.append("| ib_read_bw | %d | %.3f | | | | | | |" % (r, p["bw_avg"]))
-                if bw:
-                    L.append("| ib_read_bw | **median (min-max)** | **%s** | | | | | | |" % spread(bw, "%.3f"))
-                else:
-                    L.append("| ib_read_bw | | %s | | | | | | |" % res.missing(name))
+                peer = ("ib_read_bw", "ib_read_bw-%d-q%s" % (s, res.params.get("set_qps", "2")))
+            tp_table(res, L, suf, s, True, peer)
             L.append("")
 
 
