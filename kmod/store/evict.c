@@ -453,20 +453,9 @@ void gb_store_reclaim(bool all, bool tails)
 	LIST_HEAD(put);
 
 	atomic64_inc(&gb_store_reclaim_walks);
-	for (;;) {
-		struct gb_shard *sh;
+	while ((obj = gb_store_next_obj(&id))) {
+		struct gb_shard *sh = gb_obj_shard(obj);
 
-		rcu_read_lock();
-		obj = xa_find(&gb_store_ids, &id, ULONG_MAX, XA_PRESENT);
-		if (obj && !refcount_inc_not_zero(&obj->ref)) {
-			rcu_read_unlock();
-			id++;
-			continue;
-		}
-		rcu_read_unlock();
-		if (!obj)
-			break;
-		sh = gb_obj_shard(obj);
 		mutex_lock(&sh->lock);
 		if (all || (tails && obj->priv->tail))
 			gb_store_unlink(obj, true, &put);	/* no-op if unlinked */

@@ -1388,6 +1388,30 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 /* Dumps, statistics, configuration                                       */
 
 /**
+ * gb_store_next_obj - the next object in id order, with a reference
+ * @id: the first id to look at; set to the returned object's id
+ *
+ * Skips ids whose object is being freed (last reference gone). The caller
+ * puts the object and continues from *@id + 1.
+ *
+ * Return: a referenced object, or NULL past the last id.
+ */
+struct gb_obj *gb_store_next_obj(unsigned long *id)
+{
+	struct gb_obj *obj;
+
+	rcu_read_lock();
+	for (;;) {
+		obj = xa_find(&gb_store_ids, id, ULONG_MAX, XA_PRESENT);
+		if (!obj || refcount_inc_not_zero(&obj->ref))
+			break;
+		++*id;
+	}
+	rcu_read_unlock();
+	return obj;
+}
+
+/**
  * gb_store_walk - visit live objects in id order
  * @cursor: next id to visit (0 to start); updated
  * @fn:     visitor; a non-zero return stops the walk at that object
@@ -1404,17 +1428,7 @@ int gb_store_walk(u64 *cursor, gb_store_visit_fn fn, void *arg)
 	s64 now = gb_now();
 	int err;
 
-	for (;;) {
-		rcu_read_lock();
-		obj = xa_find(&gb_store_ids, &id, ULONG_MAX, XA_PRESENT);
-		if (obj && !refcount_inc_not_zero(&obj->ref)) {
-			rcu_read_unlock();
-			id++;
-			continue;
-		}
-		rcu_read_unlock();
-		if (!obj)
-			break;
+	while ((obj = gb_store_next_obj(&id))) {
 		if (gb_obj_dead(obj, now)) {
 			gb_obj_put(obj);
 			id++;

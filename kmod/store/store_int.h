@@ -285,6 +285,7 @@ bool gb_store_evict_dbg_race(bool arm);
 void gb_store_note_pressure(bool tail);
 void gb_store_drain_tails(void);
 void gb_store_drain_frees(void);
+struct gb_obj *gb_store_next_obj(unsigned long *id);
 void gb_store_reclaim(bool all, bool tails);
 void gb_store_flush_work(struct work_struct *work);
 void gb_store_maint_work(struct work_struct *work);
