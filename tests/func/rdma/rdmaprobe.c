@@ -155,6 +155,9 @@ static int cm_wait(enum rdma_cm_event_type want, int ms,
 	if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
 	    ev->event == RDMA_CM_EVENT_REJECTED)
 		disconnected = 1;
+	/* the CM's own reason (28: consumer defined, ours), for the logs */
+	if (ev->event == RDMA_CM_EVENT_REJECTED)
+		printf("# reject event: cm status %d\n", ev->status);
 	if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data &&
 	    ev->param.conn.private_data_len >= sizeof(struct gb_rdma_reject)) {
 		const struct gb_rdma_reject *r = ev->param.conn.private_data;
