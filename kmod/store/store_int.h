@@ -41,6 +41,7 @@
 #define GB_KICK_DELAY		(HZ / 20)	/* first quarantine recheck */
 #define GB_EVICT_FRUITLESS	4	/* evictions freeing nothing, per wait */
 #define GB_EVICT_WAITS		50	/* 2-4 ms waits of a SET short of memory */
+#define GB_TAIL_WAIT		(2 * HZ)	/* and at least this long for SSD space */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
