@@ -325,6 +325,7 @@ int gb_store_init(void)
 	gb_store_quar_delay = GB_KICK_DELAY;
 	atomic64_set(&gb_store_maint_runs, 0);
 	atomic64_set(&gb_store_reclaim_walks, 0);
+	atomic64_set(&gb_store_reclaim_backoffs, 0);
 	atomic64_set(&gb_store_evict_scanned, 0);
 	atomic64_set(&gb_store_lookup_gaveup, 0);
 	INIT_DELAYED_WORK(&gb_store_flush_dwork, gb_store_flush_work);

@@ -101,6 +101,12 @@ static bool gb_dbg_own_dir;
  *                                modulo GB_STRESS_HOT, which the caller
  *                                stored before: one missing is -ENOENT,
  *                                however full the cache (second chance).
+ *                                MODE bit 4 (without bit 0): a SET
+ *                                refused for SSD space (-ENOSPC) is
+ *                                counted ("stress_nospc" in the stats)
+ *                                and the writer goes on; at the end each
+ *                                key must hold the last value its writer
+ *                                stored, or be evicted.
  *                                MODE bit 3 (with bits 0 and 1): writer 0
  *                                stores nothing but goes over the keys
  *                                until the other writers are done,
@@ -253,8 +259,10 @@ static int gb_dbg_get(const char *key, u32 seed, u64 *len)
 struct gb_stress {
 	u32 writers, keys, iters, len;
 	bool overlap, evicts, hot, deleter;
+	u32 *last;		/* MODE bit 4: [writer * keys + key] last stored + 1 */
 	atomic_t err;		/* first error */
 	atomic64_t stored;
+	atomic64_t nospc;	/* MODE bit 4: SETs refused for SSD space */
 	atomic_t left;		/* writers still running */
 	struct completion done;
 };
@@ -361,11 +369,18 @@ static int gb_stress_fn(void *arg)
 		seed = gb_stress_seed(wr->id, i);
 		err = gb_dbg_set(key, gb_stress_len(st, seed), seed, 0,
 				 NUMA_NO_NODE);
+		if (err == -ENOSPC && st->last) {
+			atomic64_inc(&st->nospc);
+			cond_resched();
+			continue;
+		}
 		if (err != GB_STORED) {
 			gb_stress_fail(st, err ?: -EIO, key, "set", seed, 0);
 			break;
 		}
 		atomic64_inc(&st->stored);
+		if (st->last)	/* this writer's own slot */
+			st->last[wr->id * st->keys + i % st->keys] = i + 1;
 		/* nothing deletes: a key is missing only if it was evicted */
 		err = gb_stress_check(st, key, &got);
 		if (err == -ENOENT && st->evicts)
@@ -397,6 +412,8 @@ static int gb_stress_fn(void *arg)
 	return 0;
 }
 
+static u64 gb_dbg_stress_nospc;	/* of the last stress (gb_dbg_mutex) */
+
 /* Run a stress; returns the first error or 0, *@stored = SETs stored. */
 static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 			 u32 mode, u64 *stored)
@@ -417,9 +434,21 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 	    (u64)writers * iters > GB_STRESS_SETS ||
 	    (u64)writers * iters * len > GB_STRESS_BYTES)
 		return -EINVAL;
+	if ((mode & 16) && overlap)
+		return -EINVAL;
 	wr = kcalloc(writers, sizeof(*wr), GFP_KERNEL);
 	if (!wr)
 		return -ENOMEM;
+	if (mode & 16) {
+		/* writers x min(keys, iters) <= GB_STRESS_SETS */
+		st.last = kvcalloc((size_t)writers * min(keys, iters),
+				   sizeof(*st.last), GFP_KERNEL);
+		if (!st.last) {
+			kfree(wr);
+			return -ENOMEM;
+		}
+		st.keys = min(keys, iters);
+	}
 	atomic_set(&st.left, writers);
 	init_completion(&st.done);
 	for (w = 0; w < writers; w++) {
@@ -455,8 +484,11 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 		for (k = 0; k < keys && k < iters; k++) {
 			gb_stress_key(&st, w, k, key, sizeof(key));
 			last = k + (iters - 1 - k) / keys * keys;
+			/* MODE bit 4: the last SET of the key that stored */
+			if (st.last)
+				last = st.last[w * st.keys + k] - 1;
 			err = gb_stress_check(&st, key, &seed);
-			if (err == -ENOENT && st.evicts)
+			if (err == -ENOENT && (st.evicts || last == U32_MAX))
 				continue;
 			if (err)
 				gb_stress_fail(&st, err, key, "final", last, 0);
@@ -467,6 +499,8 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 					       seed, last);
 		}
 	}
+	kvfree(st.last);
+	WRITE_ONCE(gb_dbg_stress_nospc, atomic64_read(&st.nospc));
 	*stored = atomic64_read(&st.stored);
 	return atomic_read(&st.err);
 }
@@ -685,7 +719,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 	len = scnprintf(buf, GB_DBG_BUF, "%s", gb_dbg_result);
 	mutex_unlock(&gb_dbg_mutex);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\nlookup_gaveup %lld\ninline_evictions %llu\nreclaimer_runs %llu\nreclaimer_evictions %llu\n",
+			 "curr_items %llu\ntotal_items %llu\nbytes %llu\nhead_bytes %llu\ntail_bytes %llu\nevictions %llu\nreclaimed %llu\nget_hits %llu\nget_misses %llu\nget_expired %llu\nget_flushed %llu\nblocks_total %llu\nblocks_huge %llu\nblocks_small %llu\npages_free %llu\npages_quarantined %llu\nquarantined_total %llu\nmemory_limit %llu\nssd_limit %llu\ntail_io_errors %llu\ntail_wb_errors %llu\nmeta_bytes %llu\npromotions %llu\npromoted_bytes %llu\npromotion_failures %llu\nmaint_runs %lld\nreclaim_walks %lld\nevict_scanned %lld\nlookup_gaveup %lld\ninline_evictions %llu\nreclaimer_runs %llu\nreclaimer_evictions %llu\nreclaimer_backoffs %lld\n",
 			 st.curr_items, st.total_items, st.bytes, st.head_bytes,
 			 st.tail_bytes, st.evictions, st.reclaimed, st.get_hits,
 			 st.get_misses, st.get_expired, st.get_flushed,
@@ -700,13 +734,16 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 atomic64_read(&gb_store_lookup_gaveup),
 			 gb_stat_sum(GB_ST_EVICT_INLINE),
 			 gb_stat_sum(GB_ST_RECLAIMER_RUNS),
-			 gb_stat_sum(GB_ST_RECLAIMER_EVICTIONS));
+			 gb_stat_sum(GB_ST_RECLAIMER_EVICTIONS),
+			 atomic64_read(&gb_store_reclaim_backoffs));
 	gb_store_promote_dbg_stats(&ps);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
 			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",
 			 ps.attempts, ps.queued, ps.queued_bytes, ps.delay_ms);
-	len += scnprintf(buf + len, GB_DBG_BUF - len, "lookup_retries %lld\n",
-			 atomic64_read(&gb_store_lookup_retries));
+	len += scnprintf(buf + len, GB_DBG_BUF - len,
+			 "lookup_retries %lld\nstress_nospc %llu\n",
+			 atomic64_read(&gb_store_lookup_retries),
+			 READ_ONCE(gb_dbg_stress_nospc));
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 

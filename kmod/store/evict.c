@@ -45,6 +45,7 @@ u32 gb_store_maint_period_ms;			/* debugfs; 0: GB_MAINT_PERIOD */
 struct work_struct gb_store_reap_work;
 LLIST_HEAD(gb_store_reap_list);
 atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;	/* debugfs */
+atomic64_t gb_store_reclaim_backoffs;	/* debugfs */
 atomic64_t gb_store_evict_scanned;			/* debugfs */
 bool gb_store_running;
 
@@ -294,15 +295,15 @@ bool gb_store_evict_one(enum gb_need need)
  *
  * One run evicts at most GB_RECLAIM_BATCH objects and then queues itself
  * again if the high watermark is not reached yet, so that it never holds
- * a worker for long while SETs keep coming. It stops early when
- * GB_RECLAIM_FRUITLESS runs of the hand in a row left the budget's use
- * (gb_store_ram_used(): what the watermarks are about) where it was, i.e.
- * the victims' memory did not come back (readers or sends hold it, or it
- * went to quarantine), and then neither kicks nor an already queued run
- * start it for GB_RECLAIM_BACKOFF. SETs charging meanwhile can also make
- * progress look like none; stopping early then costs headroom only, since
- * SETs still evict inline and the first kick after the backoff runs it
- * again. It runs on gb_store_wq (process context, no store lock held);
+ * a worker for long while SETs keep coming. Each victim is progress: the
+ * hand only evicts an object nobody holds whose pages no send references
+ * (gb_evict_frees()), which is freed and uncharged at once. The budget's
+ * use is no measure of it, since SETs charge theirs meanwhile. A run
+ * stops early when a run of the hand finds nothing it can evict (every
+ * object read, sent or held), and then neither kicks nor an already
+ * queued run start it for GB_RECLAIM_BACKOFF (counted in
+ * gb_store_reclaim_backoffs, debugfs). It runs on gb_store_wq (process
+ * context, no store lock held);
  * unload cancels it once gb_store_running is clear. Its evictions report
  * memory pressure like a SET's (gb_store_note_pressure()).
  *
@@ -352,14 +353,15 @@ void gb_store_kick_reclaim(u64 limit)
  * Evicts (GB_NEED_ANY) until the high watermark is free, at most
  * GB_RECLAIM_BATCH objects, then requeues itself; see the comment above.
  * Counts GB_ST_RECLAIMER_RUNS per run that starts and
- * GB_ST_RECLAIMER_EVICTIONS per object it evicted (GB_EVICT_EVICTED; a
- * dead object the hand reaps on the way is counted as reclaimed only).
+ * GB_ST_RECLAIMER_EVICTIONS per object it evicted, right after that
+ * eviction (GB_EVICT_EVICTED; a dead object the hand reaps on the way is
+ * counted as reclaimed only).
  */
 void gb_store_reclaim_work_fn(struct work_struct *work)
 {
-	u64 limit = READ_ONCE(gb_store_cfg.memory), low, high, before;
-	unsigned int fruitless = 0, n = 0;
-	bool again = false;
+	u64 limit = READ_ONCE(gb_store_cfg.memory), low, high;
+	bool again = false, stalled = false;
+	unsigned int n = 0;
 	u64 evicted = 0;
 
 	/* a kick made while the last run was stopping queued us: back off */
@@ -368,7 +370,7 @@ void gb_store_reclaim_work_fn(struct work_struct *work)
 	gb_stat_inc(GB_ST_RECLAIMER_RUNS);
 	gb_reclaim_marks(limit, &low, &high);
 	while (READ_ONCE(gb_store_running) && READ_ONCE(gb_store_cfg.reclaim) &&
-	       (before = gb_store_ram_used()) + high > limit) {
+	       gb_store_ram_used() + high > limit) {
 		enum gb_evict_res r;
 
 		if (n++ >= GB_RECLAIM_BATCH) {
@@ -376,24 +378,25 @@ void gb_store_reclaim_work_fn(struct work_struct *work)
 			break;
 		}
 		r = gb_store_evict(GB_NEED_ANY);
-		if (r == GB_EVICT_NONE)
+		if (r == GB_EVICT_NONE) {
+			stalled = true;
 			break;
+		}
 		/* a dead object reaped on the way is no eviction */
-		if (r == GB_EVICT_EVICTED)
+		if (r == GB_EVICT_EVICTED) {
 			evicted++;
-		if (gb_store_ram_used() < before)
-			fruitless = 0;
-		else if (++fruitless >= GB_RECLAIM_FRUITLESS)
-			break;
+			gb_stat_inc(GB_ST_RECLAIMER_EVICTIONS);
+		}
 		cond_resched();
 	}
-	gb_stat_add(GB_ST_RECLAIMER_EVICTIONS, evicted);
 	if (evicted)
 		gb_store_note_pressure(false);
-	if (again && READ_ONCE(gb_store_running))
+	if (again && READ_ONCE(gb_store_running)) {
 		queue_work(gb_store_wq, &gb_store_reclaim_work);
-	else if (gb_store_ram_used() + low > limit)
+	} else if (stalled) {
 		WRITE_ONCE(gb_store_reclaim_next, jiffies + GB_RECLAIM_BACKOFF);
+		atomic64_inc(&gb_store_reclaim_backoffs);
+	}
 }
 
 /**

@@ -243,7 +243,6 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 {
 	u64 acct = round_up(tail_len, PAGE_SIZE);
 	int tries = 0, fruitless = 0, waits = 0;
-	unsigned long t0 = jiffies;
 	struct gb_tail *t;
 	int err;
 
@@ -258,18 +257,11 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		 * their tails meanwhile. As in gb_obj_alloc_pages(), a wait
 		 * re-arms eviction and the waits bound the SET; so does
 		 * nothing to evict (every tail held by a reader, a send or
-		 * a concurrent SET's read-back, which let go soon). The
-		 * waits last GB_TAIL_WAIT at least: a tail written by a
-		 * slow client is held for as long as it takes, and
-		 * GB_EVICT_WAITS short waits were 150 ms. One eviction scan
-		 * per wait at most. The waits are not fair: with many more
-		 * writers than tails fit, one may find every tail busy at
-		 * each of its waits and fail while others store.
+		 * a concurrent SET's read-back, which let go soon).
 		 */
 		if (fruitless >= GB_EVICT_FRUITLESS ||
 		    !gb_obj_evict_inline(GB_NEED_TAIL)) {
-			if (++waits > GB_EVICT_WAITS &&
-			    time_after(jiffies, t0 + GB_TAIL_WAIT))
+			if (++waits > GB_EVICT_WAITS)
 				return -ENOSPC;
 			usleep_range(2000, 4000);
 			fruitless = 0;

@@ -41,13 +41,11 @@
 #define GB_KICK_DELAY		(HZ / 20)	/* first quarantine recheck */
 #define GB_EVICT_FRUITLESS	4	/* evictions freeing nothing, per wait */
 #define GB_EVICT_WAITS		50	/* 2-4 ms waits of a SET short of memory */
-#define GB_TAIL_WAIT		(2 * HZ)	/* and at least this long for SSD space */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 #define GB_RECLAIM_LOW_MAX	SZ_64M	/* reclaimer's low watermark, at most */
-#define GB_RECLAIM_FRUITLESS	16	/* evictions freeing nothing: stop */
-#define GB_RECLAIM_BACKOFF	(HZ / 10)	/* after a fruitless run */
+#define GB_RECLAIM_BACKOFF	(HZ / 10)	/* after a run found nothing */
 #define GB_RECLAIM_BATCH	256	/* evictions per run, then requeue */
 
 /**
@@ -262,6 +260,7 @@ unsigned long gb_store_maint_period(void);
 extern struct work_struct gb_store_reap_work;
 extern struct llist_head gb_store_reap_list;
 extern atomic64_t gb_store_maint_runs, gb_store_reclaim_walks;
+extern atomic64_t gb_store_reclaim_backoffs;
 extern atomic64_t gb_store_evict_scanned;
 extern atomic64_t gb_store_lookup_gaveup;
 extern atomic64_t gb_store_lookup_retries;
