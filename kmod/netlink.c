@@ -115,6 +115,12 @@ static struct netlink_range_validation gb_range_write_timeout = {
 	.max = 604800,
 };
 
+/* NLA_POLICY_MAX() holds an s16: larger bounds need a range struct */
+static struct netlink_range_validation gb_range_lease_ms = {
+	.min = 0,
+	.max = 60000,
+};
+
 static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_MEMORY] = NLA_POLICY_FULL_RANGE(NLA_U64, &gb_range_memory),
 	[GOBLIN_A_BLOCK] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_block),
@@ -131,6 +137,7 @@ static const struct nla_policy gb_store_set_policy[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_PROMOTION_RATE] = NLA_POLICY_MIN(NLA_U32, 4096),
 	[GOBLIN_A_RECLAIM] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GOBLIN_A_RECLAIM_LOW] = { .type = NLA_U64 },
+	[GOBLIN_A_RDMA_LEASE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gb_range_lease_ms),
 };
 
 static const struct nla_policy gb_listener_add_policy[GOBLIN_A_MAX + 1] = {
@@ -334,6 +341,14 @@ static void gb_nl_rdma_set_max_conns(u32 max)
 		ops->set_max_conns(max);
 }
 
+/* The RDMA transport's one-sided lease (RDMA_LEASE_MS), 0 = off. */
+static u32 gb_nl_rdma_lease_ms(void)
+{
+	const struct gb_listener_ops *ops = gb_transport_ops(GB_LISTENER_RDMA);
+
+	return ops && ops->get_lease_ms ? ops->get_lease_ms() : 0;
+}
+
 static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gb_store_config cfg;
@@ -369,7 +384,8 @@ static int gb_nl_store_get(struct sk_buff *skb, struct genl_info *info)
 			gb_store_get_promotion_rate()) ||
 	    nla_put_u8(msg, GOBLIN_A_RECLAIM, cfg.reclaim) ||
 	    nla_put_u64_64bit(msg, GOBLIN_A_RECLAIM_LOW, cfg.reclaim_low,
-			      GOBLIN_A_PAD)) {
+			      GOBLIN_A_PAD) ||
+	    nla_put_u32(msg, GOBLIN_A_RDMA_LEASE_MS, gb_nl_rdma_lease_ms())) {
 		kfree(cpus);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -456,6 +472,24 @@ static int gb_nl_store_set_cfg(struct genl_info *info,
 		cfg.reclaim_low = nla_get_u64(tb[GOBLIN_A_RECLAIM_LOW]);
 		store = true;
 	}
+	if (tb[GOBLIN_A_RDMA_LEASE_MS]) {
+		u32 ms = nla_get_u32(tb[GOBLIN_A_RDMA_LEASE_MS]);
+		const struct gb_listener_ops *ops =
+			gb_transport_ops(GB_LISTENER_RDMA);
+
+		if (ms && ms < 10) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[GOBLIN_A_RDMA_LEASE_MS],
+					    "rdma_lease_ms: 0 (off) or at least 10");
+			return -ERANGE;
+		}
+		if (ms && (!ops || !ops->set_lease_ms)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[GOBLIN_A_RDMA_LEASE_MS],
+					    "rdma_lease_ms: no RDMA transport");
+			return -EOPNOTSUPP;
+		}
+	}
 	/*
 	 * Settings the store cannot honour are refused here, before anything
 	 * is applied (they have nothing to apply when accepted).
@@ -488,6 +522,13 @@ static int gb_nl_store_set_cfg(struct genl_info *info,
 		gb_cpus_apply(cpus, !IS_ERR(cpus));
 	if (tb[GOBLIN_A_RDMA_MAX_CONNS])
 		gb_nl_rdma_set_max_conns(nla_get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
+	if (tb[GOBLIN_A_RDMA_LEASE_MS]) {
+		const struct gb_listener_ops *ops =
+			gb_transport_ops(GB_LISTENER_RDMA);
+
+		if (ops && ops->set_lease_ms)
+			ops->set_lease_ms(nla_get_u32(tb[GOBLIN_A_RDMA_LEASE_MS]));
+	}
 	/* values written from now on; stored ones keep their CRC or none */
 	if (tb[GOBLIN_A_CRC])
 		gb_store_set_crc(nla_get_u8(tb[GOBLIN_A_CRC]));

@@ -145,6 +145,10 @@ struct gb_xport_stats {
  *        listeners (beside each listener's own limits); NULL: no such cap
  * @set_max_conns: change that cap; lowering it refuses new connections
  *        only
+ * @get_lease_ms: lease length of one-sided reads (RDMA 3.3), 0 = off;
+ *        NULL: no one-sided reads
+ * @set_lease_ms: change it: new leases and connects only; 0 refuses
+ *        LOOKUP, leases held run out
  */
 struct gb_listener_ops {
 	int (*add)(const struct gb_listener_config *cfg,
@@ -158,6 +162,8 @@ struct gb_listener_ops {
 	void (*stats)(struct gb_xport_stats *st);
 	u32 (*get_max_conns)(void);
 	void (*set_max_conns)(u32 max);
+	u32 (*get_lease_ms)(void);
+	void (*set_lease_ms)(u32 ms);
 };
 
 void gb_transport_register(enum gb_listener_kind kind,

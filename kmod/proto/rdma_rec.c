@@ -45,7 +45,8 @@ static bool gb_rdma_has_nul(const char *s, size_t len)
 }
 
 static int gb_rdma_parse_get(const struct gb_rdma_get *g, size_t blen,
-			     struct gb_rdma_rec *rec, const char **msg)
+			     unsigned int max, struct gb_rdma_rec *rec,
+			     const char **msg)
 {
 	size_t pos = 0, avail;
 	unsigned int i, n;
@@ -56,7 +57,7 @@ static int gb_rdma_parse_get(const struct gb_rdma_get *g, size_t blen,
 	}
 	avail = blen - 8;
 	n = gbr_le16(g->nkeys);
-	if (n == 0 || n > GB_RDMA_GET_MAX_KEYS) {
+	if (n == 0 || n > max) {
 		*msg = "bad key count";
 		return GB_RDMA_PARSE_CLIENT;
 	}
@@ -148,8 +149,37 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 	case GB_RDMA_R_NOOP:
 		return GB_RDMA_PARSE_OK;
 	case GB_RDMA_GET:
+		rec->u.get.flags = 0;
 		return gb_rdma_parse_get((const struct gb_rdma_get *)body, blen,
-					 rec, msg);
+					 GB_RDMA_GET_MAX_KEYS, rec, msg);
+	case GB_RDMA_LOOKUP:
+		rec->u.get.flags =
+			gbr_le16(((const struct gb_rdma_get *)body)->flags);
+		return gb_rdma_parse_get((const struct gb_rdma_get *)body, blen,
+					 GB_RDMA_LOOKUP_MAX_KEYS, rec, msg);
+	case GB_RDMA_R_LOOKUP: {
+		const struct gb_rdma_lookup_r *l = (const void *)body;
+		unsigned int i;
+
+		rec->u.lookup.nkeys = gbr_le16(l->nkeys);
+		rec->u.lookup.lease_ms = gbr_le32(l->lease_ms);
+		rec->u.lookup.desc = l->desc;
+		if (rec->u.lookup.nkeys == 0 ||
+		    rec->u.lookup.nkeys > GB_RDMA_LOOKUP_MAX_KEYS) {
+			*msg = "bad descriptor count";
+			return GB_RDMA_PARSE_FATAL;
+		}
+		for (i = 0; i < rec->u.lookup.nkeys; i++) {
+			const struct gb_rdma_desc *d = &l->desc[i];
+
+			if (d->status > GB_RDMA_DESC_BUSY ||
+			    gbr_le32(d->len) > GB_RDMA_ONESIDED_MAX) {
+				*msg = "bad descriptor";
+				return GB_RDMA_PARSE_FATAL;
+			}
+		}
+		return GB_RDMA_PARSE_OK;
+	}
 	case GB_RDMA_SET: {
 		const struct gb_rdma_set *s = (const void *)body;
 

@@ -85,9 +85,16 @@ struct gb_rdma_rec {
 	union {
 		struct {
 			__u16 nkeys;
+			__u16 flags;	/* LOOKUP only (3.3); GET: 0 */
 			__u16 off[GB_RDMA_GET_MAX_KEYS];
 			__u8 klen[GB_RDMA_GET_MAX_KEYS];
-		} get;
+		} get;		/* GET and LOOKUP */
+		struct {
+			__u16 nkeys;
+			__u32 lease_ms;
+			/* in the input, as sent (little-endian) */
+			const struct gb_rdma_desc *desc;
+		} lookup;	/* R_LOOKUP (3.3) */
 		struct {
 			__u32 mode;
 			__u32 flags;

@@ -199,6 +199,7 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 
 	/* nothing may still run on the connection (see conn->release) */
 	WARN_ON_ONCE(delayed_work_pending(&conn->idle) ||
+		     delayed_work_pending(&conn->lease_dw) ||
 		     work_pending(&conn->work) ||
 		     work_pending(&conn->release));
 
@@ -209,6 +210,7 @@ static void gb_rdma_conn_free_mem(struct gb_rdma_conn *conn)
 	}
 	gb_rdma_ring_free(ibdev, &conn->rxring, DMA_FROM_DEVICE);
 	gb_rdma_ring_free(ibdev, &conn->txring, DMA_TO_DEVICE);
+	gb_rdma_leases_free(conn);
 	kfree(conn->bounce);
 	kfree(conn->rx);
 	kfree(conn->tx);
@@ -275,6 +277,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	trace_gb_conn(true, conn->id, GB_TRACE_CONN_CLOSE);
 	cancel_work_sync(&conn->work);
 	cancel_delayed_work_sync(&conn->idle);
+	cancel_delayed_work_sync(&conn->lease_dw);
 	rdma_disconnect(conn->cm_id);
 	gb_rdma_fault_delay(&gb_rdma_fault_release_ms);
 	ib_drain_qp(conn->qp);
@@ -303,6 +306,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	}
 	conn->cur.obj = NULL;
 	conn->cur.sobj = NULL;
+	gb_rdma_leases_end_all(conn);	/* drained: no READ can reach them */
 
 	rdma_destroy_qp(conn->cm_id);	/* no QP event after this */
 	ib_free_cq(conn->cq);
@@ -319,6 +323,7 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	 */
 	cancel_work_sync(&conn->work);
 	cancel_delayed_work_sync(&conn->idle);
+	cancel_delayed_work_sync(&conn->lease_dw);
 
 	mutex_lock(&gb_rdma_lock);
 	list_del(&conn->node);
@@ -420,6 +425,9 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 			return -ENOMEM;
 		conn->nwin_alloc = i + 1;
 	}
+	if ((conn->geom.flags & GB_RDMA_CONNECT_ONESIDED) &&
+	    gb_rdma_leases_alloc(conn))
+		return -ENOMEM;
 	if (gb_rdma_ring_alloc(ibdev, &conn->rxring, conn->nrx,
 			       GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE) ||
 	    gb_rdma_ring_alloc(ibdev, &conn->txring, conn->ntx,
@@ -576,6 +584,9 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	struct ib_qp_attr attr;
 	int ret, cpu;
 
+	/* 3.3: a LOOKUP's REG_MR WRs ride in front of its SEND */
+	if (conn->leases)
+		base += GB_RDMA_LOOKUP_MAX_KEYS;
 	conn->port = conn->cm_id->port_num;
 	conn->cpw = gb_rdma_rw_ctxs(conn, conn->spw, conn->max_sge);
 	conn->crd = gb_rdma_rw_ctxs(conn, GB_RDMA_RD_SGES, max(rsge, 1U));
@@ -692,6 +703,17 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 		reason = GB_RDMA_REJ_DEVICE;
 		goto reject_count;
 	}
+	/*
+	 * 3.3 is granted while one-sided reads are on, to a client that
+	 * READs (its initiator_depth, our responder_resources) from a device
+	 * that serves READs and registers memory with FRWR; else accept.flags
+	 * lacks the bit and the client uses GET.
+	 */
+	if (!gb_rdma_get_lease_ms() || !ev->param.conn.responder_resources ||
+	    !id->device->attrs.max_qp_rd_atom ||
+	    !(id->device->attrs.device_cap_flags &
+	      IB_DEVICE_MEM_MGT_EXTENSIONS))
+		geom.flags &= ~GB_RDMA_CONNECT_ONESIDED;
 
 	peer = (const struct sockaddr_storage *)&id->route.addr.dst_addr;
 	mutex_lock(&gb_rdma_lock);
@@ -745,6 +767,7 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 	INIT_WORK(&conn->work, gb_rdma_work);
 	INIT_WORK(&conn->release, gb_rdma_conn_release);
 	INIT_DELAYED_WORK(&conn->idle, gb_rdma_idle_work);
+	INIT_DELAYED_WORK(&conn->lease_dw, gb_rdma_lease_work);
 	conn->rw_cqe.done = gb_rdma_rw_done;
 	conn->read_cqe.done = gb_rdma_read_done;
 

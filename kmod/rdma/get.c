@@ -114,6 +114,8 @@ void gb_rdma_tx_release(struct gb_rdma_conn *conn,
 		gb_obj_put(tx->obj);
 	tx->win = -1;
 	tx->obj = NULL;
+	conn->lease_posted &= ~tx->leases;	/* registered (or flushed) */
+	tx->leases = 0;
 	conn->sq_avail += tx->nwr;
 	tx->nwr = 0;
 	list_add_tail(&tx->node, &conn->tx_free);
@@ -139,6 +141,7 @@ struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
 	list_del(&tx->node);
 	tx->win = -1;
 	tx->obj = NULL;
+	tx->leases = 0;
 	tx->nwr = 1;
 	tx->len = GB_RDMA_RECORD_SIZE;
 	return tx;

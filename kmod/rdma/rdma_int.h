@@ -26,6 +26,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/poison.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
@@ -70,6 +71,8 @@
 #define GB_RDMA_BACKLOG		128
 #define GB_RDMA_REBIND_MS	2000
 #define GB_RDMA_NODE_REAL	(-2)	/* gb_rdma_fault_dev_node: off */
+#define GB_RDMA_OS_SGES		(GB_RDMA_ONESIDED_MAX / PAGE_SIZE + 1)
+#define GB_RDMA_LEASE_MS_MAX	60000U	/* rdma_lease_ms setting */
 
 /**
  * struct gb_rdma_stats - counters of one connection or of all of them
@@ -93,6 +96,10 @@
  * @inline_values:  values sent inline in their VALUE (3.2)
  * @folded:         records that carried another one folded in (3.2:
  *                  VALUE with BULK and/or END, BULK with END)
+ * @lookups:        LOOKUP records served (3.3)
+ * @leases:         leases granted (HIT descriptors with an MR)
+ * @leases_expired: leases ended at their deadline
+ * @leases_released: leases ended by the client (GB_RDMA_LOOKUP_RELEASE)
  * @errors:         error counters, indexed by enum gb_rdma_err
  * @windows_in_flight: gauge, not a counter: bulk windows held by clients
  *                  now (filled, not yet returned), over open connections;
@@ -117,6 +124,10 @@ struct gb_rdma_stats {
 	u64 get_sends;
 	u64 inline_values;
 	u64 folded;
+	u64 lookups;
+	u64 leases;
+	u64 leases_expired;
+	u64 leases_released;
 	u64 errors[GB_RDMA_E_NR];
 	u64 windows_in_flight;
 };
@@ -168,6 +179,7 @@ struct gb_rdma_tx {
 	u32 nwr;		/* send queue slots freed by this SEND */
 	u32 len;		/* bytes to send (512, more for inline) */
 	struct gb_obj *obj;	/* reference dropped at completion */
+	u64 leases;		/* 3.3: leases registered by this chain */
 	u8 *buf;		/* its record in conn->txring (sge.addr: DMA) */
 	struct ib_sge sge;
 	struct ib_send_wr wr;
@@ -194,6 +206,28 @@ struct gb_rdma_win {
 	u64 tag;		/* request of the last chunk (tracepoints) */
 	struct scatterlist *sgl;
 	struct rdma_rw_ctx ctx;
+};
+
+/**
+ * struct gb_rdma_lease - one value head leased for one-sided READs (3.3)
+ * @mr:       fast-registration MR of the lease (NULL: free slot)
+ * @obj:      the object, a reference held for the lease
+ * @sgl:      its head pages, a page reference each
+ * @nents:    entries of @sgl (page references held)
+ * @mapped:   DMA-mapped entries (ib_dma_map_sg()), 0: not mapped
+ * @deadline: jiffies when the lease ends at the latest
+ * @reg:      the REG_MR WR posted before the R_LOOKUP SEND
+ *
+ * See the top comment of kmod/rdma/lease.c for the ownership rules.
+ */
+struct gb_rdma_lease {
+	struct ib_mr *mr;
+	struct gb_obj *obj;
+	struct scatterlist *sgl;
+	u32 nents;
+	int mapped;
+	unsigned long deadline;
+	struct ib_reg_wr reg;
 };
 
 /* The request conn->work is executing (a private copy of the record). */
@@ -308,6 +342,13 @@ struct gb_rdma_conn {
 	u64 rd_tag;		/* its request, for the completion's trace */
 	struct rdma_rw_ctx rd_ctx;
 	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
+	/* 3.3 (conn->work, and conn->release once work is cancelled) */
+	struct gb_rdma_lease *leases;	/* NULL: one-sided not negotiated */
+	u64 lease_live;			/* bit i: leases[i] is held */
+	u64 lease_posted;		/* bit i: its REG_MR not completed */
+	bool os_quiesce;		/* rxe: LOOKUP on an idle send queue */
+	u8 os_key;			/* key byte of the next MR */
+	struct delayed_work lease_dw;	/* next lease deadline */
 
 	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
@@ -407,6 +448,18 @@ void gb_rdma_set_failed(struct gb_rdma_conn *conn);
 int gb_rdma_set_start(struct gb_rdma_conn *conn);
 int gb_rdma_set_step(struct gb_rdma_conn *conn);
 void gb_rdma_keyop(struct gb_rdma_conn *conn);
+
+/* lease.c: LOOKUP and leases (3.3) */
+extern u32 gb_rdma_lease_ms;
+u32 gb_rdma_get_lease_ms(void);
+void gb_rdma_set_lease_ms(u32 ms);
+int gb_rdma_leases_alloc(struct gb_rdma_conn *conn);
+void gb_rdma_leases_free(struct gb_rdma_conn *conn);
+void gb_rdma_leases_end_all(struct gb_rdma_conn *conn);
+void gb_rdma_leases_expire(struct gb_rdma_conn *conn);
+void gb_rdma_lease_work(struct work_struct *work);
+void gb_rdma_lookup_start(struct gb_rdma_conn *conn);
+int gb_rdma_lookup_step(struct gb_rdma_conn *conn);
 
 /* stats.c: statistics and debugfs */
 void gb_rdma_stats_add(struct gb_rdma_stats *d,

@@ -309,6 +309,9 @@ static int gb_rdma_start(struct gb_rdma_conn *conn, struct gb_rdma_rx *rx)
 	case GB_RDMA_TOUCH:
 		gb_rdma_keyop(conn);
 		return 0;
+	case GB_RDMA_LOOKUP:
+		gb_rdma_lookup_start(conn);
+		return 0;
 	default:	/* parsed but not served (e.g. FLOW never gets here) */
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_ERROR,
@@ -324,6 +327,8 @@ static int gb_rdma_step(struct gb_rdma_conn *conn)
 
 	if (r->rec.type == GB_RDMA_GET && !r->done_after_reply)
 		return gb_rdma_get_step(conn);
+	if (r->rec.type == GB_RDMA_LOOKUP && !r->done_after_reply)
+		return gb_rdma_lookup_step(conn);
 	if (r->rec.type == GB_RDMA_SET && !r->done_after_reply) {
 		ret = gb_rdma_set_step(conn);
 		if (ret)
@@ -513,6 +518,7 @@ void gb_rdma_work(struct work_struct *work)
 		return;
 	WRITE_ONCE(conn->ran_cpu, raw_smp_processor_id());
 	gb_rdma_reap_watch(conn);
+	gb_rdma_leases_expire(conn);
 
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->rxq, &arrived);

@@ -37,6 +37,10 @@ void gb_rdma_stats_add(struct gb_rdma_stats *d,
 	d->get_sends += s->get_sends;
 	d->inline_values += s->inline_values;
 	d->folded += s->folded;
+	d->lookups += s->lookups;
+	d->leases += s->leases;
+	d->leases_expired += s->leases_expired;
+	d->leases_released += s->leases_released;
 	for (i = 0; i < GB_RDMA_E_NR; i++)
 		d->errors[i] += errors[i];
 }
@@ -168,21 +172,31 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 	/* 3.2: SENDs per GET, inline values, records with others folded in */
 	seq_printf(m, "gets %llu\nget_sends %llu\ninline_values %llu\nfolded %llu\n",
 		   st->gets, st->get_sends, st->inline_values, st->folded);
+	/* 3.3: one-sided reads */
+	seq_printf(m, "lookups %llu\nleases %llu\nleases_expired %llu\nleases_released %llu\n",
+		   st->lookups, st->leases, st->leases_expired,
+		   st->leases_released);
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(dev, &gb_rdma_devs, node)
 		seq_printf(m, "dev %s pd %d conns %u dead %d\n",
 			   dev_name(&dev->ibdev->dev), !!dev->pd, dev->nconns,
 			   dev->dead);
-	/* sq, rq: most WRs ever outstanding on each queue, drain included */
+	/*
+	 * sq, rq: most WRs ever outstanding on each queue, drain included;
+	 * leases: held now (3.3, -1: not negotiated)
+	 */
 	list_for_each_entry(conn, &gb_rdma_conns, node)
-		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u fold %u\n",
+		seq_printf(m, "conn %llu mr %d quiesce %d windows %u sq_avail %d rw_ctxs %llu rw_mr_ctxs %llu cqe %u sq %d rq %u fold %u leases %d\n",
 			   conn->id, conn->use_mr, conn->mr_quiesce, conn->nwin,
 			   READ_ONCE(conn->sq_avail), conn->st.rw_ctxs,
 			   conn->st.rw_mr_ctxs, conn->ncqe, conn->sq_size + 1,
 			   conn->nrx + 1,
 			   conn->geom.flags & GB_RDMA_CONNECT_FOLD ?
-			   conn->rec_size : 0);
+			   conn->rec_size : 0,
+			   conn->leases ?
+			   /* a snapshot, as in gb_rdma_peek() */
+			   (int)hweight64(data_race(conn->lease_live)) : -1);
 	mutex_unlock(&gb_rdma_lock);
 	return 0;
 }

@@ -10,7 +10,8 @@
  * lifecycle and teardown; recv.c receive, credits and dispatch
  * (svc_rdma_recvfrom.c); get.c sending and the GET push path
  * (svc_rdma_sendto.c); set.c the SET pull path (svc_rdma_rw.c); stats.c
- * statistics and debugfs. rdma_int.h declares what they share.
+ * statistics and debugfs; lease.c LOOKUP and the leases of one-sided
+ * READs (revision 3.3). rdma_int.h declares what they share.
  *
  * Objects and contexts
  * --------------------
@@ -484,6 +485,8 @@ static const struct gb_listener_ops gb_rdma_listener_ops = {
 	.stats = gb_rdma_xport_stats,
 	.get_max_conns = gb_rdma_get_max_conns,
 	.set_max_conns = gb_rdma_set_max_conns,
+	.get_lease_ms = gb_rdma_get_lease_ms,
+	.set_lease_ms = gb_rdma_set_lease_ms,
 };
 
 /* ---------------------------------------------------------------------- */

@@ -42,6 +42,7 @@ static inline int rc_known_type(unsigned int type)
 	case GB_RDMA_SET:
 	case GB_RDMA_DELETE:
 	case GB_RDMA_TOUCH:
+	case GB_RDMA_LOOKUP:
 	case GB_RDMA_FLOW:
 	case GB_RDMA_R_NOOP:
 	case GB_RDMA_R_VERSION:
@@ -50,6 +51,7 @@ static inline int rc_known_type(unsigned int type)
 	case GB_RDMA_R_END:
 	case GB_RDMA_R_STATUS:
 	case GB_RDMA_R_ERROR:
+	case GB_RDMA_R_LOOKUP:
 		return 1;
 	default:
 		return 0;
@@ -112,6 +114,26 @@ static inline const char *rc_check_ok(const uint8_t *buf,
 	switch (rec->type) {
 	case GB_RDMA_GET:
 		return rc_check_get(buf, rec);
+	case GB_RDMA_LOOKUP:
+		if (rec->u.get.nkeys > GB_RDMA_LOOKUP_MAX_KEYS)
+			return "LOOKUP key count out of range";
+		if (rec->u.get.flags != rc_le16(b + 2))
+			return "LOOKUP flags decoded wrongly";
+		return rc_check_get(buf, rec);
+	case GB_RDMA_R_LOOKUP: {
+		unsigned int i;
+
+		if (rec->u.lookup.nkeys == 0 ||
+		    rec->u.lookup.nkeys > GB_RDMA_LOOKUP_MAX_KEYS)
+			return "R_LOOKUP descriptor count out of range";
+		if ((const uint8_t *)rec->u.lookup.desc != b + 8)
+			return "R_LOOKUP descriptors at the wrong place";
+		for (i = 0; i < rec->u.lookup.nkeys; i++)
+			if (rec->u.lookup.desc[i].status > GB_RDMA_DESC_BUSY ||
+			    rc_le32(b + 8 + 40 * i + 12) > GB_RDMA_ONESIDED_MAX)
+				return "R_LOOKUP descriptor out of range";
+		return NULL;
+	}
 	case GB_RDMA_SET:
 		if (rec->u.set.mode > GB_RDMA_SET_PREPEND)
 			return "SET mode out of range";
@@ -193,6 +215,7 @@ static inline const char *rc_check_rec(const void *buf, size_t len, int ret,
 		case GB_RDMA_R_BULK:
 		case GB_RDMA_R_ERROR:
 		case GB_RDMA_R_VERSION:
+		case GB_RDMA_R_LOOKUP:
 			return NULL;
 		default:
 			return "fatal result for a type that is never fatal";
@@ -209,7 +232,8 @@ static inline const char *rc_check_rec(const void *buf, size_t len, int ret,
 		if (!*msg || strlen(msg) >= GB_RDMA_MSG_MAX ||
 		    strpbrk(msg, "\r\n"))
 			return "client error message empty or unusable";
-		if (p[0] != GB_RDMA_GET && p[0] != GB_RDMA_SET &&
+		if (p[0] != GB_RDMA_GET && p[0] != GB_RDMA_LOOKUP &&
+		    p[0] != GB_RDMA_SET &&
 		    p[0] != GB_RDMA_DELETE && p[0] != GB_RDMA_TOUCH &&
 		    p[0] != GB_RDMA_R_VALUE)
 			return "client error for a type without a key";

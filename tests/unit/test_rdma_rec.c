@@ -968,7 +968,8 @@ static void t_connect_credits_reserved(void)
 		}
 	}
 	CHECK(GB_RDMA_CONNECT_FLAGS ==
-	      (GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD));
+	      (GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD |
+	       GB_RDMA_CONNECT_ONESIDED));
 	mk_connect_ok();
 	put16(cd + 6, GB_RDMA_CONNECT_CRC | 0x8000);
 	CHECK(conn_parse() == GB_RDMA_REJ_VERSION);
@@ -1529,6 +1530,50 @@ static void t_random(void)
 	}
 }
 
+/* 3.3: LOOKUP is a GET body with at most 12 keys; R_LOOKUP's bounds */
+static void t_lookup(void)
+{
+	uint8_t *b;
+	unsigned int i;
+
+	b = mk(GB_RDMA_LOOKUP, 8 + 12 * 2);
+	put16(b, 12);
+	put16(b + 2, GB_RDMA_LOOKUP_RELEASE);
+	for (i = 0; i < 12; i++) {
+		b[8 + 2 * i] = 1;
+		b[9 + 2 * i] = (uint8_t)('a' + i);
+	}
+	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
+	CHECK(rec.u.get.nkeys == 12 &&
+	      rec.u.get.flags == GB_RDMA_LOOKUP_RELEASE &&
+	      rec.u.get.klen[11] == 1);
+	put16(b, 13);
+	set_blen(8 + 13 * 2);
+	b[8 + 24] = 1;
+	b[9 + 24] = 'z';
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key count");
+	put16(b, 0);
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad key count");
+
+	b = mk(GB_RDMA_R_LOOKUP, sizeof(struct gb_rdma_lookup_r));
+	EXPECT(GB_RDMA_PARSE_FATAL, "bad descriptor count");
+	put16(b, 2);
+	put32(b + 4, 500);
+	b[8 + 28] = GB_RDMA_DESC_HIT;
+	put32(b + 8 + 12, GB_RDMA_ONESIDED_MAX);
+	b[8 + 40 + 28] = GB_RDMA_DESC_BUSY;
+	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
+	CHECK(rec.u.lookup.nkeys == 2 && rec.u.lookup.lease_ms == 500);
+	put32(b + 8 + 12, GB_RDMA_ONESIDED_MAX + 1);
+	EXPECT(GB_RDMA_PARSE_FATAL, "bad descriptor");
+	put32(b + 8 + 12, 1);
+	b[8 + 40 + 28] = GB_RDMA_DESC_BUSY + 1;
+	EXPECT(GB_RDMA_PARSE_FATAL, "bad descriptor");
+	put16(b, GB_RDMA_LOOKUP_MAX_KEYS + 1);
+	b[8 + 40 + 28] = GB_RDMA_DESC_MISS;
+	EXPECT(GB_RDMA_PARSE_FATAL, "bad descriptor count");
+}
+
 static const struct unit_test tests[] = {
 	{ "records of any size but GB_RDMA_RECORD_SIZE are fatal", t_size },
 	{ "header decoding and body length bound", t_header },
@@ -1543,6 +1588,7 @@ static const struct unit_test tests[] = {
 	{ "ERROR and VERSION reply strings must be terminated",
 	  t_error_version },
 	{ "every type byte: unknown types, length check first", t_types },
+	{ "3.3: LOOKUP key count and flags, R_LOOKUP bounds", t_lookup },
 	{ "connect: minimal, maximal, long private data", t_connect_valid },
 	{ "connect: short private data is zero padded", t_connect_short },
 	{ "connect: bad magic and version", t_connect_magic_version },

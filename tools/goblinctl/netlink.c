@@ -37,6 +37,7 @@ static const char *const attr_names[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_WRITE_TIMEOUT] = "write_timeout",
 	[GOBLIN_A_ITEM_MAX] = "item_max",
 	[GOBLIN_A_CRC] = "crc",
+	[GOBLIN_A_RDMA_LEASE_MS] = "rdma_lease_ms",
 	[GOBLIN_A_CPUS] = "cpus",
 	[GOBLIN_A_CPU] = "cpu",
 	[GOBLIN_A_CPU_NODE] = "cpu_node",

@@ -22,6 +22,7 @@ static int parse_store(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 					     : "all");
 	rec_u64(r, "rdma_max_conns", get_u32(tb[GOBLIN_A_RDMA_MAX_CONNS]));
 	rec_bool(r, "crc", tb[GOBLIN_A_CRC] && nla_get_u8(tb[GOBLIN_A_CRC]));
+	rec_u64(r, "rdma_lease_ms", get_u32(tb[GOBLIN_A_RDMA_LEASE_MS]));
 	rec_size(r, "promotion_rate", get_u32(tb[GOBLIN_A_PROMOTION_RATE]));
 	rec_bool(r, "reclaim", tb[GOBLIN_A_RECLAIM] &&
 		 nla_get_u8(tb[GOBLIN_A_RECLAIM]));
@@ -95,9 +96,13 @@ static int store_set(int argc, char **argv)
 			 !strcmp(k, "reclaim_low"))
 			err = nla_put_u64(msg, GOBLIN_A_RECLAIM_LOW,
 					  arg_size(k, v, UINT64_MAX));
+		else if (!strcmp(k, "rdma-lease-ms") ||
+			 !strcmp(k, "rdma_lease_ms"))
+			err = nla_put_u32(msg, GOBLIN_A_RDMA_LEASE_MS,
+					  arg_u64(k, v, UINT32_MAX));
 		else
 			usage_die("store set: unknown setting \"%s\" (%s)", k,
-				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, promotion-rate, mlock, cores, cpus, rdma-max-conns, crc, reclaim, reclaim-low");
+				  "memory, block, ram-head, item-max, ssd-dir, ssd-max, promotion, promotion-rate, mlock, cores, cpus, rdma-max-conns, rdma-lease-ms, crc, reclaim, reclaim-low");
 		if (err)
 			die("request too large");
 	}

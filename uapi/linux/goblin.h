@@ -21,6 +21,7 @@
  *                                PROMOTION MLOCK CORES RDMA_MAX_CONNS
  *                                ITEM_MAX CRC CPUS PROMOTION_RATE
  *                                RECLAIM RECLAIM_LOW
+ *                                RDMA_LEASE_MS
  *   STORE_SET      P   do     any subset of the STORE_GET attributes; the
  *                             new configuration is validated as a whole and
  *                             applied completely or not at all
@@ -265,6 +266,10 @@ enum goblin_attr {
 					 * watermark, 0 (default) = 1/16 of
 					 * memory, at most 64 MiB; else at
 					 * least 4096 and at most memory/4
+					 */
+	GOBLIN_A_RDMA_LEASE_MS,		/* u32 ms, RDMA one-sided reads
+					 * (3.3): lease of a LOOKUP, 0 = off
+					 * (default), else 10..60000
 					 */
 
 	__GOBLIN_A_MAX,

@@ -187,6 +187,39 @@
  *    offset is not 0, whose key_index differs from the VALUE's, that has
  *    GB_RDMA_BULK_END, or whose GB_RDMA_BULK_LAST disagrees with its len
  *    being value.bytes.
+ *
+ * 9. One-sided reads (revision 3.3, GB_RDMA_CONNECT_ONESIDED)
+ *
+ *    A client that sets the bit, and sets initiator_depth >= 1 in its
+ *    connect parameters (it issues RDMA READs), may send LOOKUP. The server
+ *    grants the bit only while its one-sided setting (store setting
+ *    rdma_lease_ms, 0 = off) is on; otherwise accept.flags lacks it and
+ *    the client uses GET. A LOOKUP on a connection without the bit is
+ *    answered CLIENT_ERROR "one-sided reads not negotiated"; while the
+ *    setting is off, SERVER_ERROR "one-sided reads are off".
+ *
+ *    LOOKUP has the body of a GET (struct gb_rdma_get) with 1 ..
+ *    GB_RDMA_LOOKUP_MAX_KEYS keys; get.flags may hold
+ *    GB_RDMA_LOOKUP_RELEASE. Its one response is R_LOOKUP (struct
+ *    gb_rdma_lookup_r): a descriptor per key. For a HIT the server holds a
+ *    lease: until the lease ends, the len bytes at addr readable with rkey
+ *    are exactly the value stored under the key when the LOOKUP ran (cas
+ *    names it), and nothing else is readable with that rkey. The server
+ *    ends a lease when the client releases it (GB_RDMA_LOOKUP_RELEASE ends
+ *    every lease of the connection before the LOOKUP's own keys are looked
+ *    up), when lease_ms plus a grace period of GB_RDMA_LEASE_GRACE_MS have
+ *    passed since it sent R_LOOKUP, or when the connection closes. A
+ *    client starts its READs of a descriptor no later than lease_ms after
+ *    it sent the LOOKUP and must not release a lease while a READ of it
+ *    is outstanding. A READ outside a live lease (expired, released,
+ *    forged rkey or address) fails with a remote access error, which
+ *    ends that connection only. A connection holds at most
+ *    GB_RDMA_LEASES_MAX leases; a key that finds none free is BUSY.
+ *    Values in tail files, or larger than GB_RDMA_ONESIDED_MAX, are GET:
+ *    the client reads them two-sided. A replace, delete or eviction
+ *    during a lease does not change the leased bytes: the old pages are
+ *    freed after the lease ends. A client checks the CRC (GB_RDMA_DESC_CRC,
+ *    3.1 rules) of what it read and falls back to GET on a mismatch.
  */
 #ifndef _UAPI_LINUX_GOBLIN_RDMA_H
 #define _UAPI_LINUX_GOBLIN_RDMA_H
@@ -207,6 +240,12 @@
 #define GB_RDMA_CREDITS_MIN	4
 #define GB_RDMA_CREDITS_MAX	1024
 #define GB_RDMA_GET_MAX_KEYS	64
+#define GB_RDMA_LOOKUP_MAX_KEYS	12	/* 3.3: keys per LOOKUP (one reply) */
+#define GB_RDMA_LEASES_MAX	64	/* 3.3: leases one connection holds */
+#define GB_RDMA_ONESIDED_MAX	(512U << 10)	/* 3.3: largest value a
+						 * LOOKUP describes
+						 */
+#define GB_RDMA_LEASE_GRACE_MS	1000	/* 3.3: a lease outlives lease_ms */
 #define GB_RDMA_DEFAULT_PORT	11311
 
 /**
@@ -233,7 +272,11 @@
 #define GB_RDMA_CONNECT_FOLD	0x0002	/* 3.2: folded GET responses,
 					 * inline values
 					 */
-#define GB_RDMA_CONNECT_FLAGS	(GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD)
+#define GB_RDMA_CONNECT_ONESIDED 0x0004	/* 3.3: LOOKUP and one-sided
+					 * READs of value heads (see 9)
+					 */
+#define GB_RDMA_CONNECT_FLAGS	(GB_RDMA_CONNECT_CRC | GB_RDMA_CONNECT_FOLD | \
+				 GB_RDMA_CONNECT_ONESIDED)
 
 struct gb_rdma_connect {
 	__le32 magic;
@@ -327,6 +370,7 @@ enum gb_rdma_rec_type {
 	GB_RDMA_SET = 0x11,
 	GB_RDMA_DELETE = 0x12,
 	GB_RDMA_TOUCH = 0x13,
+	GB_RDMA_LOOKUP = 0x14,		/* 3.3 */
 	GB_RDMA_FLOW = 0x20,
 
 	GB_RDMA_R_NOOP = 0x81,
@@ -336,6 +380,7 @@ enum gb_rdma_rec_type {
 	GB_RDMA_R_END = 0x92,
 	GB_RDMA_R_STATUS = 0x93,
 	GB_RDMA_R_ERROR = 0x94,
+	GB_RDMA_R_LOOKUP = 0x95,	/* 3.3 */
 };
 
 /**
@@ -585,6 +630,70 @@ struct gb_rdma_version {
 	char server[64];
 };
 
+/* struct gb_rdma_get.flags of a LOOKUP (3.3) */
+#define GB_RDMA_LOOKUP_RELEASE	0x0001	/* first end every lease this
+					 * connection holds
+					 */
+
+/* struct gb_rdma_desc.status (3.3) */
+enum gb_rdma_desc_status {
+	GB_RDMA_DESC_HIT = 0,		/* READ len bytes at addr with rkey */
+	GB_RDMA_DESC_MISS = 1,		/* not found (memcache miss) */
+	GB_RDMA_DESC_GET = 2,		/* found, but not readable one-sided
+					 * (a tail, larger than
+					 * GB_RDMA_ONESIDED_MAX): use GET
+					 */
+	GB_RDMA_DESC_BUSY = 3,		/* no lease or MR free now: use GET */
+};
+
+/* struct gb_rdma_desc.dflags */
+#define GB_RDMA_DESC_CRC	0x01	/* desc.crc holds the value's CRC */
+
+/**
+ * struct gb_rdma_desc - where one value of a LOOKUP lives (3.3)
+ * @addr:     with GB_RDMA_DESC_HIT and len > 0: remote address of the
+ *            value's first byte; the value is len bytes from there
+ * @rkey:     remote key for RDMA READ of [addr, addr + len); valid
+ *            until the lease ends, never again afterwards
+ * @len:      value length (HIT; 0 otherwise)
+ * @cas:      CAS of the object described (its version), HIT and GET
+ * @crc:      with GB_RDMA_DESC_CRC: CRC-32C of the value, as in VALUE
+ * @status:   enum gb_rdma_desc_status
+ * @dflags:   GB_RDMA_DESC_*
+ * @reserved: 0
+ * @flags:    client flags (HIT)
+ * @reserved2: 0
+ */
+struct gb_rdma_desc {
+	__le64 addr;
+	__le32 rkey;
+	__le32 len;
+	__le64 cas;
+	__le32 crc;
+	__u8 status;
+	__u8 dflags;
+	__le16 reserved;
+	__le32 flags;
+	__le32 reserved2;
+};
+
+/**
+ * struct gb_rdma_lookup_r - LOOKUP response body (3.3)
+ * @nkeys:    descriptors that follow, as many as the LOOKUP's keys
+ * @reserved: 0
+ * @lease_ms: how long after the client sent the LOOKUP it may start
+ *            READs of the HIT descriptors (see 9)
+ * @desc:     one per key, in key order
+ * @pad:      0
+ */
+struct gb_rdma_lookup_r {
+	__le16 nkeys;
+	__le16 reserved;
+	__le32 lease_ms;
+	struct gb_rdma_desc desc[GB_RDMA_LOOKUP_MAX_KEYS];
+	__u8 pad[GB_RDMA_BODY_MAX - 8 - 40 * GB_RDMA_LOOKUP_MAX_KEYS];
+};
+
 /* Wire sizes are part of the ABI: check them at compile time. */
 #if defined(__KERNEL__)
 #include <linux/build_bug.h>
@@ -613,5 +722,8 @@ GB_RDMA_ASSERT(sizeof(struct gb_rdma_end) == 8, "end size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_status) == 16, "status size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_error) == 136, "error size");
 GB_RDMA_ASSERT(sizeof(struct gb_rdma_version) == 72, "version size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_desc) == 40, "desc size");
+GB_RDMA_ASSERT(sizeof(struct gb_rdma_lookup_r) == GB_RDMA_BODY_MAX,
+	       "lookup reply size");
 
 #endif /* _UAPI_LINUX_GOBLIN_RDMA_H */

@@ -166,6 +166,7 @@ static const uint8_t attr_type[GOBLIN_A_MAX + 1] = {
 	[GOBLIN_A_CPU] = V_U32,
 	[GOBLIN_A_CPU_NODE] = V_U32,
 	[GOBLIN_A_PROMOTION_RATE] = V_U32,
+	[GOBLIN_A_RDMA_LEASE_MS] = V_U32,
 };
 
 /* Attributes of replies and events that are nests (checked recursively). */
@@ -206,7 +207,7 @@ static const struct cmd_desc cmds[GOBLIN_CMD_MAX + 1] = {
 			   GOBLIN_A_PROMOTION, GOBLIN_A_MLOCK, GOBLIN_A_CORES,
 			   GOBLIN_A_RDMA_MAX_CONNS, GOBLIN_A_ITEM_MAX,
 			   GOBLIN_A_CRC, GOBLIN_A_CPUS,
-			   GOBLIN_A_PROMOTION_RATE),
+			   GOBLIN_A_PROMOTION_RATE, GOBLIN_A_RDMA_LEASE_MS),
 	},
 	[GOBLIN_CMD_STATS_GET] = {
 		.name = "stats-get", .kind = C_OP, .has_do = true,
@@ -735,6 +736,10 @@ static void put_value(struct msg *m, uint16_t type)
 		break;
 	case GOBLIN_A_IDLE_TIMEOUT:
 		put_u32(m, type, V_SMALL(0, 1, 604800, 604801, UINT32_MAX));
+		break;
+	case GOBLIN_A_RDMA_LEASE_MS:
+		put_u32(m, type, V_SMALL(0, 1, 9, 10, 60000, 60001,
+					 UINT32_MAX));
 		break;
 	case GOBLIN_A_CREDITS:
 		put_u32(m, type, V_SMALL(0, 1, 3, 4, 128, 129, 4096, 4097));

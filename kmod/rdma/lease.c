@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goblin Store: native RDMA transport, protocol v3 (uapi/linux/goblin_rdma.h,
+ * Documentation/rdma-protocol.rst): LOOKUP and the leases behind one-sided
+ * READs of value heads (revision 3.3).
+ *
+ * Page ownership on the one-sided path
+ * ------------------------------------
+ * A lease (struct gb_rdma_lease, conn->leases[i], at most
+ * GB_RDMA_LEASES_MAX per connection) is one object and one fast-registration
+ * MR. LOOKUP takes the object reference from gb_store_get() and a page
+ * reference for every head page of the value (gb_obj_get_page(), as the
+ * GET path does; only values wholly in head pages and at most
+ * GB_RDMA_ONESIDED_MAX bytes qualify), maps the pages (DMA_TO_DEVICE) and
+ * maps them into an MR of its own, allocated for the lease in the
+ * device's PD (ib_alloc_mr(), never IB_PD_UNSAFE_GLOBAL_RKEY), with a new
+ * key byte (ib_update_fast_reg_key()). The REG_MR WRs, access
+ * IB_ACCESS_REMOTE_READ only, go in one chain in front of the R_LOOKUP
+ * SEND, so they have executed before the client can see the rkey.
+ *
+ * The store never reuses a head page while a reference taken through its
+ * API is held (kmod/store.h): a replace, delete, eviction or promotion
+ * during the lease unlinks the object, but its pages stay as they were
+ * (objects are immutable once published) until the lease drops its
+ * references. No hook in the store is needed for that.
+ *
+ * A lease ends (gb_rdma_lease_end()) on the client's release
+ * (GB_RDMA_LOOKUP_RELEASE), at its deadline (lease_ms plus
+ * GB_RDMA_LEASE_GRACE_MS after the R_LOOKUP was posted; conn->lease_dw
+ * kicks conn->work then), or at teardown after the QP was drained. In that
+ * order: ib_dereg_mr() (the rkey is invalid when it returns, and the
+ * driver has finished any access through the MR: rxe waits for its
+ * references), unmap, put_page() of every page, gb_obj_put(). Only then may
+ * the store reuse the pages. A lease whose REG_MR chain has not completed
+ * yet (bit set in conn->lease_posted, cleared when the R_LOOKUP SEND's
+ * completion is reaped) is not ended before that, except at teardown. All
+ * of this runs in conn->work (and conn->release once work is cancelled).
+ *
+ * A client can hold at most GB_RDMA_LEASES_MAX leases, so at most that
+ * many MRs and GB_RDMA_LEASES_MAX x GB_RDMA_ONESIDED_MAX bytes of heads
+ * (32 MiB) per connection, each for at most lease_ms + grace. A READ
+ * with a stale or forged rkey or address fails at the responder with a
+ * remote access error: the server's QP of that connection goes to the
+ * error state and the connection closes (its leases end); other
+ * connections and their MRs are untouched. All connections of a device
+ * share its PD, so a forged rkey could name another connection's live
+ * lease: it reads a value any client may GET, never a freed page.
+ *
+ * rxe re-executes local operations on retransmission (see kmod/rdma/conn.c),
+ * so there a LOOKUP chain is posted on an idle send queue only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
+
+#include "rdma_int.h"
+
+/* Lease length for new leases, ms; 0 = one-sided reads off (default). */
+u32 gb_rdma_lease_ms;
+
+u32 gb_rdma_get_lease_ms(void)
+{
+	return READ_ONCE(gb_rdma_lease_ms);
+}
+
+void gb_rdma_set_lease_ms(u32 ms)
+{
+	WRITE_ONCE(gb_rdma_lease_ms, ms);
+}
+
+/* Allocate the lease table of a connection that negotiated 3.3. */
+int gb_rdma_leases_alloc(struct gb_rdma_conn *conn)
+{
+	u32 i;
+
+	conn->leases = kcalloc(GB_RDMA_LEASES_MAX, sizeof(*conn->leases),
+			       GFP_KERNEL);
+	if (!conn->leases)
+		return -ENOMEM;
+	for (i = 0; i < GB_RDMA_LEASES_MAX; i++) {
+		conn->leases[i].sgl = kcalloc(GB_RDMA_OS_SGES,
+					      sizeof(struct scatterlist),
+					      GFP_KERNEL);
+		if (!conn->leases[i].sgl)
+			return -ENOMEM;
+	}
+	conn->os_quiesce = conn->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	get_random_bytes(&conn->os_key, sizeof(conn->os_key));
+	return 0;
+}
+
+/* Free the lease table (after gb_rdma_leases_end_all()). */
+void gb_rdma_leases_free(struct gb_rdma_conn *conn)
+{
+	u32 i;
+
+	if (!conn->leases)
+		return;
+	WARN_ON_ONCE(conn->lease_live);
+	for (i = 0; i < GB_RDMA_LEASES_MAX; i++)
+		kfree(conn->leases[i].sgl);
+	kfree(conn->leases);
+	conn->leases = NULL;
+}
+
+/*
+ * End lease @i: invalidate (deregister) its MR, then unmap and drop the
+ * pages and the object. The order is what keeps a READ from ever seeing
+ * a page the store has reused (see the top comment).
+ */
+static void gb_rdma_lease_end(struct gb_rdma_conn *conn, u32 i)
+{
+	struct gb_rdma_lease *l = &conn->leases[i];
+	struct scatterlist *sg;
+	u32 k;
+
+	if (l->mr)
+		WARN_ON_ONCE(ib_dereg_mr(l->mr));
+	l->mr = NULL;
+	if (l->mapped)
+		ib_dma_unmap_sg(conn->dev->ibdev, l->sgl, l->nents,
+				DMA_TO_DEVICE);
+	l->mapped = 0;
+	for_each_sg(l->sgl, sg, l->nents, k)
+		put_page(sg_page(sg));
+	l->nents = 0;
+	if (l->obj)
+		gb_obj_put(l->obj);
+	l->obj = NULL;
+	conn->lease_live &= ~BIT_ULL(i);
+	conn->lease_posted &= ~BIT_ULL(i);
+}
+
+/* Teardown, after the QP was drained: end every lease. */
+void gb_rdma_leases_end_all(struct gb_rdma_conn *conn)
+{
+	u64 m = conn->lease_live;
+
+	while (m) {
+		u32 i = __ffs64(m);
+
+		m &= m - 1;
+		gb_rdma_lease_end(conn, i);
+	}
+}
+
+/* End the leases in @m whose registration has completed. */
+static void gb_rdma_leases_end_mask(struct gb_rdma_conn *conn, u64 m,
+				    u64 *count)
+{
+	m &= conn->lease_live & ~conn->lease_posted;
+	while (m) {
+		u32 i = __ffs64(m);
+
+		m &= m - 1;
+		gb_rdma_lease_end(conn, i);
+		(*count)++;
+	}
+}
+
+/**
+ * gb_rdma_leases_expire() - end the leases past their deadline
+ * @conn: connection (conn->work)
+ *
+ * Arms conn->lease_dw for the next deadline, if any lease is left.
+ */
+void gb_rdma_leases_expire(struct gb_rdma_conn *conn)
+{
+	unsigned long now = jiffies, next = 0;
+	bool any = false;
+	u64 m, done = 0;
+
+	if (!conn->lease_live)
+		return;
+	for (m = conn->lease_live; m; m &= m - 1) {
+		u32 i = __ffs64(m);
+		unsigned long d = conn->leases[i].deadline;
+
+		if (time_after_eq(now, d))
+			done |= BIT_ULL(i);
+		else if (!any || time_before(d, next))
+			next = d, any = true;
+	}
+	gb_rdma_leases_end_mask(conn, done, &conn->st.leases_expired);
+	/* one still posted at its deadline: look again soon */
+	if (conn->lease_live & done)
+		next = now + HZ / 10 + 1, any = true;
+	if (any)
+		mod_delayed_work(gb_rdma_wq, &conn->lease_dw, next - now);
+}
+
+/* conn->lease_dw: a lease deadline passed, have conn->work look. */
+void gb_rdma_lease_work(struct work_struct *work)
+{
+	struct gb_rdma_conn *conn = container_of(to_delayed_work(work),
+						 struct gb_rdma_conn, lease_dw);
+
+	gb_rdma_kick(conn);
+}
+
+/**
+ * gb_rdma_lease_take() - lease @obj's head pages in free lease slot @i
+ * @conn: connection
+ * @i:    free slot
+ * @obj:  the object, a reference the lease takes over on success
+ *
+ * Return: 0 with conn->leases[i].reg ready to post; -E2BIG when the value
+ * cannot be one page list (use GET); a store error; -ENOMEM or an MR
+ * error (BUSY). On error nothing is held but @obj.
+ */
+static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
+			      struct gb_obj *obj)
+{
+	struct gb_rdma_lease *l = &conn->leases[i];
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u32 len = obj->len, pos = 0, n = 0;
+	struct scatterlist *sg;
+	struct ib_mr *mr;
+	int ret, got;
+
+	sg_init_table(l->sgl, GB_RDMA_OS_SGES);
+	while (pos < len) {
+		struct page *pg;
+		unsigned int pgoff, seg;
+
+		ret = gb_obj_get_page_id(obj, pos, &pg, &pgoff, &seg,
+					 &conn->tid);
+		if (ret)
+			goto unwind;
+		seg = min(seg, len - pos);
+		/* one page list: only the first may start, the last end, inside */
+		if (!seg || n == GB_RDMA_OS_SGES || (n && pgoff) ||
+		    (pos + seg < len && pgoff + seg != PAGE_SIZE)) {
+			put_page(pg);
+			ret = -E2BIG;
+			goto unwind;
+		}
+		sg_set_page(&l->sgl[n++], pg, seg, pgoff);
+		pos += seg;
+	}
+	sg_mark_end(&l->sgl[n - 1]);
+	l->nents = n;
+	got = ib_dma_map_sg(ibdev, l->sgl, n, DMA_TO_DEVICE);
+	if (!got) {
+		ret = -ENOMEM;
+		goto unwind;
+	}
+	l->mapped = got;
+	/* merged DMA entries still map page by page: size for the pages */
+	mr = ib_alloc_mr(conn->dev->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto unmap;
+	}
+	ib_update_fast_reg_key(mr, conn->os_key++);
+	ret = ib_map_mr_sg(mr, l->sgl, got, NULL, PAGE_SIZE);
+	if (ret != got) {
+		ib_dereg_mr(mr);
+		ret = -E2BIG;
+		goto unmap;
+	}
+	l->mr = mr;
+	l->obj = obj;
+	memset(&l->reg, 0, sizeof(l->reg));
+	l->reg.wr.opcode = IB_WR_REG_MR;
+	l->reg.wr.wr_cqe = &conn->rw_cqe;
+	l->reg.mr = mr;
+	l->reg.key = mr->rkey;
+	l->reg.access = IB_ACCESS_REMOTE_READ;
+	return 0;
+
+unmap:
+	ib_dma_unmap_sg(ibdev, l->sgl, n, DMA_TO_DEVICE);
+	l->mapped = 0;
+unwind:
+	for_each_sg(l->sgl, sg, n, got)
+		put_page(sg_page(sg));
+	l->nents = 0;
+	return ret;
+}
+
+/**
+ * gb_rdma_lookup_start() - a LOOKUP record arrived
+ * @conn: connection (conn->work)
+ *
+ * Refused with ERROR unless 3.3 was negotiated and the setting is on;
+ * else the LOOKUP is served by gb_rdma_lookup_step().
+ */
+void gb_rdma_lookup_start(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+
+	if (!conn->leases) {
+		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT,
+				   "one-sided reads not negotiated");
+		return;
+	}
+	if (!gb_rdma_get_lease_ms()) {
+		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+				   "one-sided reads are off");
+		return;
+	}
+	conn->st.lookups++;
+	r->done_after_reply = false;
+}
+
+/**
+ * gb_rdma_lookup_step() - look the keys up, lease the hits, reply
+ * @conn: connection (conn->work)
+ *
+ * Posts the REG_MR WRs of the new leases and the R_LOOKUP SEND as one
+ * chain; the SEND's completion releases the send queue slots of all of
+ * them and marks the leases registered.
+ *
+ * Return: 0 (reply posted), -EAGAIN (waiting for a credit, a send record
+ * or send queue slots) or an error (the caller closes the connection).
+ */
+int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_req *r = &conn->cur;
+	u32 n = r->rec.u.get.nkeys, i, lease_ms = gb_rdma_get_lease_ms();
+	struct ib_send_wr *first = NULL, **link = &first;
+	unsigned long deadline;
+	struct gb_rdma_lookup_r *lr;
+	struct gb_rdma_tx *tx;
+	u64 mask = 0;
+	int ret;
+
+	if (list_empty(&conn->tx_free) || conn->peer_credits < 2 ||
+	    conn->sq_avail < (int)(n + 1) ||
+	    (conn->os_quiesce && conn->sq_avail != conn->sq_size))
+		return -EAGAIN;
+	if (r->rec.u.get.flags & GB_RDMA_LOOKUP_RELEASE)
+		gb_rdma_leases_end_mask(conn, U64_MAX,
+					&conn->st.leases_released);
+	if (!lease_ms)		/* turned off meanwhile: lease nothing */
+		lease_ms = 1;
+	deadline = jiffies + msecs_to_jiffies(lease_ms +
+					      GB_RDMA_LEASE_GRACE_MS);
+
+	tx = gb_rdma_tx_get(conn);
+	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_R_LOOKUP,
+			 r->rec.tag, 0, sizeof(*lr));
+	lr = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+	lr->nkeys = cpu_to_le16(n);
+	lr->lease_ms = cpu_to_le32(lease_ms);
+	for (i = 0; i < n; i++) {
+		struct gb_rdma_desc *d = &lr->desc[i];
+		u64 free = ~(conn->lease_live | mask);
+		struct gb_obj *obj;
+		u32 slot;
+
+		obj = gb_store_get(r->buf + r->rec.u.get.off[i],
+				   r->rec.u.get.klen[i]);
+		if (!obj) {
+			d->status = GB_RDMA_DESC_MISS;
+			continue;
+		}
+		d->cas = cpu_to_le64(READ_ONCE(obj->cas));
+		if (obj->len > GB_RDMA_ONESIDED_MAX ||
+		    gb_obj_head_len(obj) < obj->len) {
+			d->status = GB_RDMA_DESC_GET;
+			gb_obj_put(obj);
+			continue;
+		}
+		d->flags = cpu_to_le32(obj->flags);
+		if (obj->has_crc) {
+			d->dflags = GB_RDMA_DESC_CRC;
+			d->crc = cpu_to_le32(obj->crc);
+		}
+		if (!obj->len) {	/* nothing to READ, nothing to lease */
+			d->status = GB_RDMA_DESC_HIT;
+			gb_obj_put(obj);
+			continue;
+		}
+		if (!free) {
+			d->status = GB_RDMA_DESC_BUSY;
+			gb_obj_put(obj);
+			continue;
+		}
+		slot = __ffs64(free);
+		ret = gb_rdma_lease_take(conn, slot, obj);
+		if (ret) {
+			d->status = ret == -E2BIG || !gb_store_err_transient(ret) ?
+				    GB_RDMA_DESC_GET : GB_RDMA_DESC_BUSY;
+			gb_obj_put(obj);
+			continue;
+		}
+		d->status = GB_RDMA_DESC_HIT;
+		d->addr = cpu_to_le64(conn->leases[slot].mr->iova);
+		d->rkey = cpu_to_le32(conn->leases[slot].mr->rkey);
+		d->len = cpu_to_le32(obj->len);
+		conn->leases[slot].deadline = deadline;
+		*link = &conn->leases[slot].reg.wr;
+		link = &conn->leases[slot].reg.wr.next;
+		mask |= BIT_ULL(slot);
+		conn->st.leases++;
+	}
+	*link = &tx->wr;
+	tx->nwr = 1 + hweight64(mask);
+	tx->leases = mask;
+	conn->lease_live |= mask;
+	conn->lease_posted |= mask;
+	trace_gb_rdma_reply(conn->id, r->rec.tag, GB_RDMA_R_LOOKUP);
+	ret = gb_rdma_post_tx(conn, tx, first);
+	if (ret)
+		return ret;	/* the leases end at teardown */
+	gb_rdma_leases_expire(conn);	/* arms lease_dw */
+	r->done_after_reply = true;
+	return 0;
+}
