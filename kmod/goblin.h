@@ -11,7 +11,7 @@
 
 #include <linux/types.h>
 
-#define GB_VERSION "0.2.0"
+#define GB_VERSION "0.3.0"
 
 /* Boot-time defaults (module parameters, see kmod/main.c). */
 extern unsigned long long gb_param_memory;	/* bytes, 0 = 1/8 of RAM */

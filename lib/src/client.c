@@ -388,6 +388,75 @@ void gb_release_sz(struct gb_view *v, size_t size)
  *
  * Return: 0 or -GB_EINVAL.
  */
+int gb_onesided_stats_sz(const struct gb_conn *c,
+			 struct gb_onesided_stats *st, size_t size)
+{
+	if (!c || !st)
+		return -GB_EINVAL;
+	return gb_struct_out(st, size, &c->os, sizeof(c->os));
+}
+
+/**
+ * gb_get_onesided() - gb_get_copy() that reads the value one-sided
+ * @c:      connection
+ * @key:    key
+ * @klen:   key length
+ * @buf:    destination
+ * @buflen: its size
+ * @vlen:   value length (also on -GB_ENOSPC)
+ * @flags:  client flags
+ *
+ * See "One-sided reads" in <goblin/client.h>. Return: as gb_get_copy().
+ */
+int gb_get_onesided(struct gb_conn *c, const char *key, size_t klen,
+		    void *buf, size_t buflen, size_t *vlen, uint32_t *flags)
+{
+	int ret;
+
+	if (!c || (!buf && buflen))
+		return -GB_EINVAL;
+	ret = gb_precheck(c, key, klen);
+	if (ret)
+		return ret;
+	if (c->be->get_onesided) {
+		ret = c->be->get_onesided(c, key, klen, buf, buflen, vlen,
+					  flags);
+		if (ret <= 0)
+			return ret;
+	}
+	return gb_get_copy(c, key, klen, buf, buflen, vlen, flags, NULL);
+}
+
+/**
+ * gb_get_many_onesided() - gb_get_many() that reads values one-sided
+ * @c:     connection
+ * @n:     number of keys
+ * @keys:  key pointers
+ * @klens: key lengths
+ * @fn:    called once per key: its whole value in one chunk, or its error
+ *         (keys that fall back to two-sided may come in several chunks)
+ * @arg:   cookie for @fn
+ *
+ * One LOOKUP per batch of up to 12 keys, then a READ per hit; misses are
+ * reported as -GB_ENOTFOUND and every key that cannot be read one-sided
+ * is fetched with gb_get_many() after its batch. Return: as gb_get_many().
+ */
+int gb_get_many_onesided(struct gb_conn *c, size_t n,
+			 const char *const *keys, const size_t *klens,
+			 gb_chunk_fn fn, void *arg)
+{
+	if (!c || !fn || (n && (!keys || !klens)))
+		return -GB_EINVAL;
+	c->err[0] = '\0';
+	if (c->dead)
+		return gb_fail(c, c->dead, "connection is no longer usable");
+	if (!n)
+		return 0;
+	if (c->be->get_many_onesided)
+		return c->be->get_many_onesided(c, n, keys, klens, fn, arg);
+	return c->be->get_many(c, n, keys, klens, fn, arg);
+}
+
 int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
 		    size_t size)
 {

@@ -28,6 +28,9 @@
  * @set:       store a value
  * @del:       delete a key
  * @touch:     update the expiry of a key
+ * @get_onesided: optional one-sided read (RDMA 3.3) into @buf; 1: not
+ *             possible for this key, use @get_copy (or the generic path)
+ * @get_many_onesided: optional one-sided batch; NULL: @get_many
  * @valid_key: optional extra key check; returns 0 or -GB_EKEY
  * @close:     tear down and free the backend (c itself included)
  */
@@ -48,6 +51,12 @@ struct gb_backend {
 	int (*del)(struct gb_conn *c, const char *key, size_t klen);
 	int (*touch)(struct gb_conn *c, const char *key, size_t klen,
 		     uint32_t exptime);
+	int (*get_onesided)(struct gb_conn *c, const char *key, size_t klen,
+			    void *buf, size_t buflen, size_t *vlen,
+			    uint32_t *flags);
+	int (*get_many_onesided)(struct gb_conn *c, size_t n,
+				 const char *const *keys, const size_t *klens,
+				 gb_chunk_fn fn, void *arg);
 	int (*valid_key)(const char *key, size_t klen);
 	void (*close)(struct gb_conn *c);
 };
@@ -60,6 +69,7 @@ struct gb_backend {
  * @ts:         timestamps of the last request
  * @crc:        value CRC check counters (gb_crc_stats())
  * @crc_skip:   value CRCs are not checked (gb_crc_verify(c, 0))
+ * @os:         one-sided read counters (gb_onesided_stats())
  * @err:        message of the last failure
  *
  * Backends embed this as the first member of their own structure.
@@ -71,6 +81,7 @@ struct gb_conn {
 	struct gb_timestamps ts;
 	struct gb_crc_stats crc;
 	bool crc_skip;
+	struct gb_onesided_stats os;
 	char err[GB_ERRMSG_LEN];
 };
 

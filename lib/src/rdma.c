@@ -85,6 +85,7 @@
 #define RD_REC		GB_RDMA_RECORD_SIZE
 #define RD_FOLD_REC	4096u		/* receive buffer asked for (3.2) */
 #define RD_WIN_INLINE	0xffffu		/* BULK event of an inline value */
+#define RD_READ_ID	(RD_SEND_SLOTS + 1u)	/* wr_id of a one-sided READ */
 
 /*
  * Bytes registered past region_len (see top): one page of the system's
@@ -105,6 +106,7 @@ static size_t rd_mr_slack(void)
  * @msg:  ERROR message copy (NUL-terminated)
  * @inl:  BULK of an inline value (window RD_WIN_INLINE): its bytes,
  *        malloc()ed, owned by whoever holds the event
+ * @desc: R_LOOKUP descriptors copy (3.3), as sent
  */
 struct rd_ev {
 	struct gb_rdma_rec rec;
@@ -112,6 +114,7 @@ struct rd_ev {
 	char key[GB_RDMA_KEY_MAX];
 	char msg[GB_RDMA_MSG_MAX];
 	unsigned char *inl;
+	struct gb_rdma_desc desc[GB_RDMA_LOOKUP_MAX_KEYS];
 };
 
 /**
@@ -173,6 +176,15 @@ struct rd_crc {
  * @rec_max:      largest record the server may send (accept.record_size
  *                with folding granted, else RD_REC)
  * @fold_on:      the server folds GET responses (3.2, accept.flags)
+ * @os_on:        one-sided reads granted (3.3, accept.flags)
+ * @os_buf:       READ destination (GB_RDMA_ONESIDED_MAX bytes)
+ * @os_mr:        its registration (local write)
+ * @os_held:      we may hold leases: the next LOOKUP releases them
+ * @os_read_done: the READ in flight completed
+ * @os_test:      GOBLIN_RDMA_ONESIDED_TEST (tests only): 1 forge the rkey,
+ *                2 the address, 3 READ after the lease ran out, 4 wait
+ *                GOBLIN_RDMA_ONESIDED_PAUSE_MS before the READ (inside
+ *                the lease)
  */
 struct gb_rdma {
 	struct gb_conn c;
@@ -217,6 +229,12 @@ struct gb_rdma {
 	uint32_t rec_size;
 	uint32_t rec_max;
 	bool fold_on;
+	bool os_on;
+	char *os_buf;
+	struct ibv_mr *os_mr;
+	bool os_held;
+	bool os_read_done;
+	int os_test;
 };
 
 static inline struct gb_rdma *to_rdma(struct gb_conn *c)
@@ -420,6 +438,13 @@ static int rd_on_recv(struct gb_rdma *r, const struct ibv_wc *wc)
 		ev->rec.u.error.msg = NULL;
 	} else if (rec.type == GB_RDMA_R_VERSION) {
 		ev->rec.u.version.server = NULL;
+	} else if (rec.type == GB_RDMA_R_LOOKUP) {
+		if (!r->os_on)
+			return gb_fatal(&r->c, GB_EPROTO,
+					"LOOKUP reply without one-sided reads");
+		memcpy(ev->desc, rec.u.lookup.desc,
+		       rec.u.lookup.nkeys * sizeof(ev->desc[0]));
+		ev->rec.u.lookup.desc = NULL;
 	}
 	if (r->fold_on) {
 		ret = rd_unfold(r, &rec);
@@ -456,6 +481,8 @@ static int rd_poll(struct gb_rdma *r)
 					return ret;
 			} else if (wc[i].wr_id < RD_SEND_SLOTS) {
 				r->send_busy &= ~(1u << wc[i].wr_id);
+			} else if (wc[i].wr_id == RD_READ_ID) {
+				r->os_read_done = true;
 			}
 		}
 		got += n;
@@ -1414,6 +1441,8 @@ static void rd_destroy(struct gb_rdma *r)
 		ibv_dereg_mr(r->mr);
 	if (r->ring_mr)
 		ibv_dereg_mr(r->ring_mr);
+	if (r->os_mr)
+		ibv_dereg_mr(r->os_mr);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (r->id)
@@ -1423,6 +1452,7 @@ static void rd_destroy(struct gb_rdma *r)
 	if (r->region)
 		munmap(r->region, r->region_len + rd_mr_slack());
 	free(r->ring);
+	free(r->os_buf);
 	while (r->fifo_len) {
 		free(r->fifo[r->fifo_head].inl);
 		r->fifo_head = (r->fifo_head + 1) % r->fifo_cap;
@@ -1437,12 +1467,279 @@ static void rd_close(struct gb_conn *c)
 	rd_destroy(to_rdma(c));
 }
 
+/* ---------------------------------------------------------------------- */
+/* one-sided reads (protocol 3.3) */
+
+/**
+ * struct rd_lk - one LOOKUP and its reply
+ * @n:       keys sent (from the caller's @first on)
+ * @ev:      the R_LOOKUP
+ * @sent_ns: when it was sent: leases count from there
+ */
+struct rd_lk {
+	unsigned int n;
+	struct rd_ev ev;
+	uint64_t sent_ns;
+};
+
+/*
+ * LOOKUP as many of @keys (up to @n) as one record holds, releasing the
+ * leases we hold. Return: 0 with @lk filled, 1 when the server refused
+ * (one-sided reads turned off: use two-sided), or an error.
+ */
+static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
+		     const size_t *klens, struct rd_lk *lk)
+{
+	char rec[RD_REC] __aligned(8);
+	struct gb_rdma_get *g = (void *)(rec + sizeof(struct gb_rdma_hdr));
+	uint64_t tag;
+	int ret;
+
+	ret = rd_settle(r);
+	if (ret)
+		return ret;
+	gb_rdma_hdr_init(rec, GB_RDMA_LOOKUP, 0, 0, 8);
+	lk->n = 0;
+	while (lk->n < n && lk->n < GB_RDMA_LOOKUP_MAX_KEYS &&
+	       !gb_rdma_get_add_key(rec, keys[lk->n], klens[lk->n]))
+		lk->n++;
+	if (!lk->n)
+		return gb_fail(&r->c, GB_EKEY, "bad key");
+	if (r->os_held)
+		g->flags = gbr_cpu16(GB_RDMA_LOOKUP_RELEASE);
+	tag = r->next_tag++;
+	lk->sent_ns = gb_now_ns();
+	ret = rd_send(r, GB_RDMA_LOOKUP, tag, g,
+		      gbr_le16(((struct gb_rdma_hdr *)rec)->len));
+	if (ret)
+		return ret;
+	r->os_held = false;
+	r->c.os.lookups++;
+	ret = rd_take(r, tag, &lk->ev);
+	if (ret)
+		return ret;
+	if (lk->ev.rec.type == GB_RDMA_R_ERROR)
+		return 1;	/* turned off: the caller goes two-sided */
+	if (lk->ev.rec.type != GB_RDMA_R_LOOKUP)
+		return rd_unexpected(r, &lk->ev);
+	if (lk->ev.rec.u.lookup.nkeys != lk->n)
+		return gb_fatal(&r->c, GB_EPROTO,
+				"LOOKUP reply for %u keys, asked %u",
+				lk->ev.rec.u.lookup.nkeys, lk->n);
+	for (unsigned int i = 0; i < lk->n; i++)
+		if (lk->ev.desc[i].status == GB_RDMA_DESC_HIT &&
+		    gbr_le32(lk->ev.desc[i].len))
+			r->os_held = true;
+	return 0;
+}
+
+/*
+ * READ the value of HIT descriptor @d into r->os_buf and check its CRC.
+ * Return: 0, 1 (use two-sided: the lease is about to end, or the bytes
+ * failed the CRC) or an error (a failed READ ends the connection).
+ */
+static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
+		      const struct rd_lk *lk)
+{
+	uint32_t len = gbr_le32(d->len), lease = lk->ev.rec.u.lookup.lease_ms;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	uint64_t addr = gbr_le64(d->addr);
+	uint32_t rkey = gbr_le32(d->rkey);
+	struct ibv_sge sge;
+	int ret;
+
+	if (!len)
+		return 0;
+	switch (r->os_test) {
+	case 1:
+		rkey ^= 0x80;	/* another key byte: not the MR's rkey */
+		break;
+	case 2:
+		addr += GB_RDMA_ONESIDED_MAX;	/* past the MR */
+		break;
+	case 3:	/* after lease and grace: the server invalidated it */
+		usleep((lease + GB_RDMA_LEASE_GRACE_MS + 1500) * 1000u);
+		break;
+	case 4:	/* let the tests change the store meanwhile */
+		if (getenv("GOBLIN_RDMA_ONESIDED_PAUSE_MS"))
+			usleep((useconds_t)atoi(getenv("GOBLIN_RDMA_ONESIDED_PAUSE_MS")) *
+			       1000u);
+		break;
+	default:
+		/* start the READ well inside the lease, else go two-sided */
+		if (gb_now_ns() - lk->sent_ns >= (uint64_t)lease * 1000000 / 2)
+			return 1;
+	}
+	sge.addr = (uintptr_t)r->os_buf;
+	sge.length = len;
+	sge.lkey = r->os_mr->lkey;
+	wr.wr_id = RD_READ_ID;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	r->os_read_done = false;
+	ret = ibv_post_send(r->qp, &wr, &bad);
+	if (ret)
+		return gb_fatal(&r->c, GB_ECONNLOST, "post READ: %s",
+				strerror(ret));
+	while (!r->os_read_done) {
+		ret = rd_poll(r);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			ret = rd_block(r);
+			if (ret)
+				return ret;
+		}
+	}
+	if ((d->dflags & GB_RDMA_DESC_CRC) && !r->c.crc_skip &&
+	    ~crc32_iscsi((unsigned char *)r->os_buf, (int)len, ~0u) !=
+	    gbr_le32(d->crc)) {
+		r->c.os.crc_fallbacks++;
+		return 1;
+	}
+	r->c.os.reads++;
+	r->c.os.read_bytes += len;
+	return 0;
+}
+
+static int rd_get_onesided(struct gb_conn *c, const char *key, size_t klen,
+			   void *buf, size_t buflen, size_t *vlen,
+			   uint32_t *flags)
+{
+	struct gb_rdma *r = to_rdma(c);
+	const struct gb_rdma_desc *d;
+	struct rd_lk lk;
+	uint32_t len;
+	int ret;
+
+	if (!r->os_on)
+		return 1;
+	ret = rd_lookup(r, 1, &key, &klen, &lk);
+	if (ret)
+		return ret;
+	d = &lk.ev.desc[0];
+	if (d->status == GB_RDMA_DESC_MISS)
+		return gb_fail(c, GB_ENOTFOUND, "no such key");
+	if (d->status != GB_RDMA_DESC_HIT) {
+		c->os.fallbacks++;
+		return 1;
+	}
+	ret = rd_os_read(r, d, &lk);
+	if (ret) {
+		if (ret > 0)
+			c->os.fallbacks++;
+		return ret;
+	}
+	len = gbr_le32(d->len);
+	if (vlen)
+		*vlen = len;
+	if (flags)
+		*flags = gbr_le32(d->flags);
+	if (len > buflen)
+		return gb_fail(c, GB_ENOSPC, "value is %u bytes, buffer %zu",
+			       len, buflen);
+	memcpy(buf, r->os_buf, len);
+	return 0;
+}
+
+/* Keys of a batch that go two-sided, and the caller's callback. */
+struct rd_os_fb {
+	gb_chunk_fn fn;
+	void *arg;
+	size_t idx[GB_RDMA_LOOKUP_MAX_KEYS];
+};
+
+static void rd_os_fb_fn(void *arg, size_t i, int status,
+			const struct gb_view *v)
+{
+	struct rd_os_fb *fb = arg;
+
+	fb->fn(fb->arg, fb->idx[i], status, v);
+}
+
+static int rd_get_many_onesided(struct gb_conn *c, size_t n,
+				const char *const *keys, const size_t *klens,
+				gb_chunk_fn fn, void *arg)
+{
+	struct gb_rdma *r = to_rdma(c);
+	const char *fkeys[GB_RDMA_LOOKUP_MAX_KEYS];
+	size_t fklens[GB_RDMA_LOOKUP_MAX_KEYS];
+	struct rd_os_fb fb = { .fn = fn, .arg = arg };
+	size_t done = 0;
+	int ret;
+
+	if (!r->os_on)
+		return rd_get_many(c, n, keys, klens, fn, arg);
+	while (done < n) {
+		struct rd_lk lk;
+		unsigned int i, nf = 0;
+
+		if (!klens[done] || klens[done] > GB_KEY_MAX ||
+		    rd_valid_key(keys[done], klens[done])) {
+			rd_report(fn, arg, done, -GB_EKEY, 0, gb_now_ns());
+			done++;
+			continue;
+		}
+		ret = rd_lookup(r, n - done, keys + done, klens + done, &lk);
+		if (ret > 0)	/* turned off: the rest two-sided */
+			return rd_get_many(c, n - done, keys + done,
+					   klens + done, fn, arg) ?: 0;
+		if (ret)
+			return ret;
+		for (i = 0; i < lk.n; i++) {
+			const struct gb_rdma_desc *d = &lk.ev.desc[i];
+			struct gb_view v = { .slot = -1 };
+
+			if (d->status == GB_RDMA_DESC_MISS) {
+				rd_report(fn, arg, done + i, -GB_ENOTFOUND,
+					  lk.sent_ns, lk.ev.t_ns);
+				continue;
+			}
+			ret = d->status == GB_RDMA_DESC_HIT ?
+			      rd_os_read(r, d, &lk) : 1;
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				c->os.fallbacks++;
+				fb.idx[nf] = done + i;
+				fkeys[nf] = keys[done + i];
+				fklens[nf++] = klens[done + i];
+				continue;
+			}
+			v.data = r->os_buf;
+			v.len = gbr_le32(d->len);
+			v.total = v.len;
+			v.flags = gbr_le32(d->flags);
+			v.conn = c;
+			v.ts.submit_ns = lk.sent_ns;
+			v.ts.header_ns = lk.ev.t_ns;
+			v.ts.payload_ns = gb_now_ns();
+			v.ts.complete_ns = v.ts.payload_ns;
+			fn(arg, done + i, 0, &v);
+		}
+		if (nf) {
+			ret = rd_get_many(c, nf, fkeys, fklens, rd_os_fb_fn,
+					  &fb);
+			if (ret)
+				return ret;
+		}
+		done += lk.n;
+	}
+	return 0;
+}
+
 static const struct gb_backend gb_rdma_backend = {
 	.name		= "rdma",
 	.get		= rd_get,
 	.view_next	= rd_view_next,
 	.release	= rd_release,
 	.get_many	= rd_get_many,
+	.get_onesided	= rd_get_onesided,
+	.get_many_onesided = rd_get_many_onesided,
 	.set		= rd_set,
 	.del		= rd_del,
 	.touch		= rd_touch,
@@ -1561,6 +1858,14 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	r->cc = ibv_create_comp_channel(r->id->verbs);
 	if (!r->cc)
 		goto verbs_fail;
+	if (r->os_on) {	/* asked for; rd_accepted(): granted */
+		r->os_buf = aligned_alloc(4096, GB_RDMA_ONESIDED_MAX);
+		r->os_mr = r->os_buf ?
+			   ibv_reg_mr(r->pd, r->os_buf, GB_RDMA_ONESIDED_MAX,
+				      IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (!r->os_mr)
+			goto verbs_fail;
+	}
 	cqe = r->recv_credits + RD_SEND_SLOTS + 8;
 	r->cq = ibv_create_cq(r->id->verbs, (int)cqe, r, r->cc, 0);
 	if (!r->cq)
@@ -1568,7 +1873,7 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	qa.send_cq = r->cq;
 	qa.recv_cq = r->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = RD_SEND_SLOTS;
+	qa.cap.max_send_wr = RD_SEND_SLOTS + 1;	/* + one READ */
 	qa.cap.max_recv_wr = r->recv_credits;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
@@ -1620,6 +1925,9 @@ static int rd_accepted(struct gb_rdma *r, const struct rdma_cm_event *ev,
 	/* 3.2: folded responses, records up to the size granted */
 	r->fold_on = fold;
 	r->rec_max = fold ? rs : RD_REC;
+	/* 3.3: granted while the server's rdma_lease_ms is on */
+	r->os_on = r->os_on && (gbr_le16(a.flags) & GB_RDMA_CONNECT_ONESIDED);
+	r->c.os.active = r->os_on;
 	r->win_count = gbr_le16(a.windows);
 	r->send_credits = gbr_le16(a.credits);
 	r->max_keys = gbr_le16(a.max_keys);
@@ -1691,8 +1999,8 @@ static uint32_t rd_fold_size(void)
  * flags).
  */
 static int rd_connect(const struct gb_connect_opts *o, bool crc,
-		      uint32_t fold, struct gb_conn **connp, char *err,
-		      size_t errlen, bool *old_server)
+		      uint32_t fold, bool os, struct gb_conn **connp,
+		      char *err, size_t errlen, bool *old_server)
 {
 	struct addrinfo hints = { 0 }, *res = NULL, *src = NULL;
 	struct rdma_conn_param cp = { 0 };
@@ -1719,6 +2027,9 @@ static int rd_connect(const struct gb_connect_opts *o, bool crc,
 	r->rec_size = fold > RD_REC ? fold : RD_REC;
 	r->rec_max = RD_REC;
 	r->fold_on = fold != 0;	/* asked for; rd_accepted(): granted */
+	r->os_on = os;		/* likewise */
+	if (os && getenv("GOBLIN_RDMA_ONESIDED_TEST"))
+		r->os_test = atoi(getenv("GOBLIN_RDMA_ONESIDED_TEST"));
 	if (o->spin_us > 0)
 		r->spin_ns = (uint64_t)o->spin_us * 1000;
 	else if (!o->spin_us)
@@ -1788,6 +2099,8 @@ static int rd_connect(const struct gb_connect_opts *o, bool crc,
 		geom.flags |= GB_RDMA_CONNECT_FOLD;
 		geom.record_size = fold;
 	}
+	if (os)
+		geom.flags |= GB_RDMA_CONNECT_ONESIDED;
 	gb_rdma_connect_build(&priv, &geom);
 	cp.private_data = &priv;
 	cp.private_data_len = sizeof(priv);
@@ -1848,16 +2161,24 @@ fail:
 int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		    char *err, size_t errlen)
 {
+	const char *e = getenv("GOBLIN_RDMA_ONESIDED");
+	bool os = e && !strcmp(e, "1");
 	uint32_t fold = rd_fold_size();
 	bool old_server = false;
 	int ret;
 
-	ret = rd_connect(o, true, fold, connp, err, errlen, &old_server);
+	ret = rd_connect(o, true, fold, os, connp, err, errlen, &old_server);
+	/* a server of revision 3.2 refuses the ONESIDED flag: do without */
+	if (ret == -GB_EREJECTED && old_server && os)
+		ret = rd_connect(o, true, fold, false, connp, err, errlen,
+				 &old_server);
 	/* a server of revision 3.1 refuses the FOLD flag: do without */
 	if (ret == -GB_EREJECTED && old_server && fold)
-		ret = rd_connect(o, true, 0, connp, err, errlen, &old_server);
+		ret = rd_connect(o, true, 0, false, connp, err, errlen,
+				 &old_server);
 	/* a server of revision 3.0 refuses the CRC flag: do without CRCs */
 	if (ret == -GB_EREJECTED && old_server)
-		ret = rd_connect(o, false, 0, connp, err, errlen, &old_server);
+		ret = rd_connect(o, false, 0, false, connp, err, errlen,
+				 &old_server);
 	return ret;
 }

@@ -220,6 +220,39 @@ struct gb_crc_stats {
 	uint32_t active;
 };
 
+/*
+ * One-sided reads (RDMA protocol 3.3): with GOBLIN_RDMA_ONESIDED=1 in the
+ * environment at connect, an RDMA connection asks the server for them;
+ * the server grants them while its store setting rdma_lease_ms is not 0.
+ * gb_get_onesided() and gb_get_many_onesided() then resolve keys with one
+ * LOOKUP per batch of up to 12 and RDMA-READ each value from the server's
+ * memory, with no server CPU on the data path; a value in a tail file,
+ * larger than 512 KiB, without a lease free, whose lease ran out before
+ * its READ, or whose bytes fail their CRC, is fetched two-sided instead
+ * (counted in fallbacks). Without the grant, over TCP, or when the server
+ * turned the setting off, they are gb_get_copy() and gb_get_many().
+ */
+
+/**
+ * struct gb_onesided_stats - one-sided reads on one connection
+ * @lookups:   LOOKUP records sent
+ * @reads:     values read one-sided
+ * @read_bytes: their bytes
+ * @fallbacks: keys found but read two-sided (see above)
+ * @crc_fallbacks: of those, values whose one-sided bytes failed the CRC
+ * @active:    1 when the server granted one-sided reads at connect
+ *
+ * Fields are only ever appended (see the ABI note at the top).
+ */
+struct gb_onesided_stats {
+	uint64_t lookups;
+	uint64_t reads;
+	uint64_t read_bytes;
+	uint64_t fallbacks;
+	uint64_t crc_fallbacks;
+	uint32_t active;
+};
+
 /* Sized entry points behind the inline wrappers below. */
 void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size);
 int gb_connect_sz(const struct gb_connect_opts *o, size_t size,
@@ -231,6 +264,8 @@ void gb_release_sz(struct gb_view *v, size_t size);
 int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
 		    size_t size);
 int gb_crc_verify(struct gb_conn *c, int on);
+int gb_onesided_stats_sz(const struct gb_conn *c,
+			 struct gb_onesided_stats *st, size_t size);
 
 /* Version of the library in use (GB_VERSION_* give the headers'). */
 const char *gb_version(void);
@@ -250,6 +285,11 @@ int gb_get_copy(struct gb_conn *c, const char *key, size_t klen,
 
 int gb_get_many(struct gb_conn *c, size_t n, const char *const *keys,
 		const size_t *klens, gb_chunk_fn fn, void *arg);
+int gb_get_onesided(struct gb_conn *c, const char *key, size_t klen,
+		    void *buf, size_t buflen, size_t *vlen, uint32_t *flags);
+int gb_get_many_onesided(struct gb_conn *c, size_t n,
+			 const char *const *keys, const size_t *klens,
+			 gb_chunk_fn fn, void *arg);
 
 int gb_set(struct gb_conn *c, const char *key, size_t klen,
 	   const void *val, size_t vlen, uint32_t flags, uint32_t exptime);
@@ -286,6 +326,13 @@ static inline int gb_view_next(struct gb_view *v)
 static inline void gb_release(struct gb_view *v)
 {
 	gb_release_sz(v, sizeof(*v));
+}
+
+/* Counters of the one-sided reads on @c (struct gb_onesided_stats). */
+static inline int gb_onesided_stats(const struct gb_conn *c,
+				    struct gb_onesided_stats *st)
+{
+	return gb_onesided_stats_sz(c, st, sizeof(*st));
 }
 
 /* Counters of the value CRC checks on @c (struct gb_crc_stats). */
