@@ -72,7 +72,7 @@ MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CTL_DIRS = PREFIX=$(PREFIX) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR) \
 	BASHCOMPDIR=$(BASHCOMPDIR)
-USER_DIRS := lib tools/goblinctl tools/gbcli examples tests/func/lib tests/func/fleet tests/func/model tests/func/abuse tests/func/rdma tests/func/nlfuzz tests/unit tests/kselftest bench
+USER_DIRS := lib tools/goblinctl tools/gbcli examples tests/func/lib tests/func/fleet tests/func/model tests/func/abuse tests/func/rdma tests/func/onesided tests/func/nlfuzz tests/unit tests/kselftest bench
 
 .PHONY: all module modules user clean deps check check-all demo bench \
 	checkpatch fuzz install uninstall modules_install kmod kmod-all \
