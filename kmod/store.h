@@ -357,6 +357,11 @@ void gb_store_get_config(struct gb_store_config *cfg);
  * (memcached's -I; the RDMA protocol's limit is GB_VALUE_MAX). Any context.
  */
 u32 gb_store_item_max(void);
+/*
+ * Current memory budget in bytes (the "memory" setting: RAM for heads and
+ * object metadata). Any context; a snapshot, it may change at any time.
+ */
+u64 gb_store_memory(void);
 int gb_store_set_config(const struct gb_store_config *cfg,
 			struct netlink_ext_ack *extack);
 void gb_store_get_stats(struct gb_store_stats *st);

@@ -36,11 +36,22 @@
  * completion is reaped) is not ended before that, except at teardown. All
  * of this runs in conn->work (and conn->release once work is cancelled).
  *
- * A client can hold at most GB_RDMA_LEASES_MAX leases, so at most that
- * many MRs and GB_RDMA_LEASES_MAX x GB_RDMA_ONESIDED_MAX bytes of heads
- * (32 MiB) per connection, each for at most lease_ms + grace. A READ
- * with a stale or forged rkey or address fails at the responder with a
- * remote access error: the server's QP of that connection goes to the
+ * Memory a client can pin: a leased object holds a reference, so the
+ * store's eviction passes over it (kmod/store/evict.c) and it stays
+ * linked and charged inside the store's memory budget until the lease
+ * ends; and a client can renew its leases for ever (RELEASE, then LOOKUP
+ * the same keys). Left alone, a few connections could fill the budget with
+ * objects nobody can evict, and every SET would then fail for lack of
+ * memory. So leases are capped in bytes as well as in number: a connection
+ * holds at most GB_RDMA_LEASES_MAX leases (MRs) and GB_RDMA_LEASE_CONN_BYTES
+ * (4 MiB) of values, all connections together at most 1/8 of the store's
+ * memory budget (gb_rdma_lease_charge(), gb_rdma_leased_bytes()); a key
+ * above a cap gets BUSY and the client reads it with GET. A lease is
+ * charged its value length rounded up to pages (the pages it pins), and
+ * lasts at most lease_ms + grace.
+ *
+ * A READ with a stale or forged rkey or address fails at the responder
+ * with a remote access error: the server's QP of that connection goes to the
  * error state and the connection closes (its leases end); other
  * connections and their MRs are untouched. All connections of a device
  * share its PD, so a forged rkey could name another connection's live
@@ -55,6 +66,51 @@
 
 /* Lease length for new leases, ms; 0 = one-sided reads off (default). */
 u32 gb_rdma_lease_ms;
+
+/* Value bytes leased now, over all connections (see the top comment). */
+static atomic64_t gb_rdma_lease_bytes_all = ATOMIC64_INIT(0);
+
+u64 gb_rdma_leased_bytes(void)
+{
+	return (u64)atomic64_read(&gb_rdma_lease_bytes_all);
+}
+
+/**
+ * gb_rdma_lease_charge() - count @len leased bytes against both caps
+ * @conn: connection (conn->work)
+ * @len:  bytes of the new lease (its value's pages)
+ *
+ * The connection may lease at most GB_RDMA_LEASE_CONN_BYTES, all
+ * connections together at most the store's memory budget >>
+ * GB_RDMA_LEASE_MEM_SHIFT (read now: a lowered budget refuses new leases,
+ * held ones run out). Two connections racing for the last bytes may both
+ * be refused; the total never passes the cap.
+ *
+ * Return: true when charged (gb_rdma_lease_uncharge() gives it back), false
+ * when a cap would be passed (counted; the caller answers BUSY).
+ */
+static bool gb_rdma_lease_charge(struct gb_rdma_conn *conn, u32 len)
+{
+	u64 cap = gb_store_memory() >> GB_RDMA_LEASE_MEM_SHIFT;
+
+	if (conn->lease_bytes + len > GB_RDMA_LEASE_CONN_BYTES) {
+		conn->st.leases_busy_conn++;
+		return false;
+	}
+	if ((u64)atomic64_add_return(len, &gb_rdma_lease_bytes_all) > cap) {
+		atomic64_sub(len, &gb_rdma_lease_bytes_all);
+		conn->st.leases_busy_global++;
+		return false;
+	}
+	conn->lease_bytes += len;
+	return true;
+}
+
+static void gb_rdma_lease_uncharge(struct gb_rdma_conn *conn, u32 len)
+{
+	atomic64_sub(len, &gb_rdma_lease_bytes_all);
+	conn->lease_bytes -= len;
+}
 
 u32 gb_rdma_get_lease_ms(void)
 {
@@ -94,7 +150,7 @@ void gb_rdma_leases_free(struct gb_rdma_conn *conn)
 
 	if (!conn->leases)
 		return;
-	WARN_ON_ONCE(conn->lease_live);
+	WARN_ON_ONCE(conn->lease_live || conn->lease_bytes);
 	for (i = 0; i < GB_RDMA_LEASES_MAX; i++)
 		kfree(conn->leases[i].sgl);
 	kfree(conn->leases);
@@ -125,6 +181,8 @@ static void gb_rdma_lease_end(struct gb_rdma_conn *conn, u32 i)
 	if (l->obj)
 		gb_obj_put(l->obj);
 	l->obj = NULL;
+	gb_rdma_lease_uncharge(conn, l->bytes);
+	l->bytes = 0;
 	conn->lease_live &= ~BIT_ULL(i);
 	conn->lease_posted &= ~BIT_ULL(i);
 }
@@ -202,9 +260,13 @@ void gb_rdma_lease_work(struct work_struct *work)
  * @i:    free slot
  * @obj:  the object, a reference the lease takes over on success
  *
- * Return: 0 with conn->leases[i].reg ready to post; -E2BIG when the value
- * cannot be one page list (use GET); a store error; -ENOMEM or an MR
- * error (BUSY). On error nothing is held but @obj.
+ * Charges the value's bytes against the lease caps first
+ * (gb_rdma_lease_charge()); gb_rdma_lease_end() uncharges them.
+ *
+ * Return: 0 with conn->leases[i].reg ready to post; -EAGAIN when a lease
+ * cap would be passed (BUSY); -E2BIG when the value cannot be one page
+ * list (use GET); a store error; -ENOMEM or an MR error (BUSY). On error
+ * nothing is held or charged but @obj.
  */
 static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 			      struct gb_obj *obj)
@@ -216,6 +278,8 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 	struct ib_mr *mr;
 	int ret, got;
 
+	if (!gb_rdma_lease_charge(conn, PAGE_ALIGN(len)))
+		return -EAGAIN;
 	sg_init_table(l->sgl, GB_RDMA_OS_SGES);
 	while (pos < len) {
 		struct page *pg;
@@ -259,6 +323,7 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 	}
 	l->mr = mr;
 	l->obj = obj;
+	l->bytes = PAGE_ALIGN(len);
 	memset(&l->reg, 0, sizeof(l->reg));
 	l->reg.wr.opcode = IB_WR_REG_MR;
 	l->reg.wr.wr_cqe = &conn->rw_cqe;
@@ -274,6 +339,7 @@ unwind:
 	for_each_sg(l->sgl, sg, n, got)
 		put_page(sg_page(sg));
 	l->nents = 0;
+	gb_rdma_lease_uncharge(conn, PAGE_ALIGN(len));
 	return ret;
 }
 

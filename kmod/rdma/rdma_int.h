@@ -73,6 +73,9 @@
 #define GB_RDMA_NODE_REAL	(-2)	/* gb_rdma_fault_dev_node: off */
 #define GB_RDMA_OS_SGES		(GB_RDMA_ONESIDED_MAX / PAGE_SIZE + 1)
 #define GB_RDMA_LEASE_MS_MAX	60000U	/* rdma_lease_ms setting */
+/* lease byte caps: per connection; all connections, store memory >> SHIFT */
+#define GB_RDMA_LEASE_CONN_BYTES	(4U << 20)
+#define GB_RDMA_LEASE_MEM_SHIFT		3
 
 /**
  * struct gb_rdma_stats - counters of one connection or of all of them
@@ -100,6 +103,10 @@
  * @leases:         leases granted (HIT descriptors with an MR)
  * @leases_expired: leases ended at their deadline
  * @leases_released: leases ended by the client (GB_RDMA_LOOKUP_RELEASE)
+ * @leases_busy_conn: BUSY: the connection's leased bytes would pass
+ *                  GB_RDMA_LEASE_CONN_BYTES
+ * @leases_busy_global: BUSY: the leased bytes of all connections would pass
+ *                  1/8 of the store's memory budget
  * @errors:         error counters, indexed by enum gb_rdma_err
  * @windows_in_flight: gauge, not a counter: bulk windows held by clients
  *                  now (filled, not yet returned), over open connections;
@@ -128,6 +135,8 @@ struct gb_rdma_stats {
 	u64 leases;
 	u64 leases_expired;
 	u64 leases_released;
+	u64 leases_busy_conn;
+	u64 leases_busy_global;
 	u64 errors[GB_RDMA_E_NR];
 	u64 windows_in_flight;
 };
@@ -216,6 +225,7 @@ struct gb_rdma_win {
  * @nents:    entries of @sgl (page references held)
  * @mapped:   DMA-mapped entries (ib_dma_map_sg()), 0: not mapped
  * @deadline: jiffies when the lease ends at the latest
+ * @bytes:    bytes charged for it (its pages; conn->lease_bytes, the total)
  * @reg:      the REG_MR WR posted before the R_LOOKUP SEND
  *
  * See the top comment of kmod/rdma/lease.c for the ownership rules.
@@ -227,6 +237,7 @@ struct gb_rdma_lease {
 	u32 nents;
 	int mapped;
 	unsigned long deadline;
+	u32 bytes;
 	struct ib_reg_wr reg;
 };
 
@@ -346,6 +357,7 @@ struct gb_rdma_conn {
 	struct gb_rdma_lease *leases;	/* NULL: one-sided not negotiated */
 	u64 lease_live;			/* bit i: leases[i] is held */
 	u64 lease_posted;		/* bit i: its REG_MR not completed */
+	u64 lease_bytes;		/* bytes leased now (lease pages) */
 	bool os_quiesce;		/* rxe: LOOKUP on an idle send queue */
 	u8 os_key;			/* key byte of the next MR */
 	struct delayed_work lease_dw;	/* next lease deadline */
@@ -458,6 +470,7 @@ void gb_rdma_leases_free(struct gb_rdma_conn *conn);
 void gb_rdma_leases_end_all(struct gb_rdma_conn *conn);
 void gb_rdma_leases_expire(struct gb_rdma_conn *conn);
 void gb_rdma_lease_work(struct work_struct *work);
+u64 gb_rdma_leased_bytes(void);
 void gb_rdma_lookup_start(struct gb_rdma_conn *conn);
 int gb_rdma_lookup_step(struct gb_rdma_conn *conn);
 

@@ -41,6 +41,8 @@ void gb_rdma_stats_add(struct gb_rdma_stats *d,
 	d->leases += s->leases;
 	d->leases_expired += s->leases_expired;
 	d->leases_released += s->leases_released;
+	d->leases_busy_conn += s->leases_busy_conn;
+	d->leases_busy_global += s->leases_busy_global;
 	for (i = 0; i < GB_RDMA_E_NR; i++)
 		d->errors[i] += errors[i];
 }
@@ -176,6 +178,10 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 	seq_printf(m, "lookups %llu\nleases %llu\nleases_expired %llu\nleases_released %llu\n",
 		   st->lookups, st->leases, st->leases_expired,
 		   st->leases_released);
+	/* leases refused (BUSY) by the byte caps; value bytes leased now */
+	seq_printf(m, "leases_busy_conn %llu\nleases_busy_global %llu\nleased_bytes %llu\n",
+		   st->leases_busy_conn, st->leases_busy_global,
+		   gb_rdma_leased_bytes());
 	kfree(st);
 	mutex_lock(&gb_rdma_lock);
 	list_for_each_entry(dev, &gb_rdma_devs, node)

@@ -106,6 +106,11 @@ u32 gb_store_item_max(void)
 	return READ_ONCE(gb_store_item_max_cur);
 }
 
+u64 gb_store_memory(void)
+{
+	return READ_ONCE(gb_store_cfg.memory);
+}
+
 static u64 gb_default_memory(void)
 {
 	return ((u64)totalram_pages() << PAGE_SHIFT) / 8;
@@ -259,7 +264,7 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	/* Stored values stay; new ones are checked against the new limit. */
 	gb_store_cfg.item_max = cfg->item_max;
 	WRITE_ONCE(gb_store_item_max_cur, cfg->item_max);
-	gb_store_cfg.memory = memory;
+	WRITE_ONCE(gb_store_cfg.memory, memory);
 	gb_pool_set_memory(memory);
 	strscpy(gb_store_cfg.ssd_dir, cfg->ssd_dir, sizeof(gb_store_cfg.ssd_dir));
 	if (gb_store_ssd)
