@@ -184,7 +184,8 @@ struct rd_crc {
  * @os_test:      GOBLIN_RDMA_ONESIDED_TEST (tests only): 1 forge the rkey,
  *                2 the address, 3 READ after the lease ran out, 4 wait
  *                GOBLIN_RDMA_ONESIDED_PAUSE_MS before the READ (inside
- *                the lease)
+ *                the lease), 5 never release leases (a client hoarding
+ *                them: the next LOOKUP does not set RELEASE)
  */
 struct gb_rdma {
 	struct gb_conn c;
@@ -1505,7 +1506,7 @@ static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
 		lk->n++;
 	if (!lk->n)
 		return gb_fail(&r->c, GB_EKEY, "bad key");
-	if (r->os_held)
+	if (r->os_held && r->os_test != 5)
 		g->flags = gbr_cpu16(GB_RDMA_LOOKUP_RELEASE);
 	tag = r->next_tag++;
 	lk->sent_ns = gb_now_ns();
