@@ -142,6 +142,7 @@ struct gb_rdma_tx *gb_rdma_tx_get(struct gb_rdma_conn *conn)
 	tx->win = -1;
 	tx->obj = NULL;
 	tx->leases = 0;
+	tx->held = false;
 	tx->nwr = 1;
 	tx->len = GB_RDMA_RECORD_SIZE;
 	return tx;

@@ -25,7 +25,9 @@
  * references. No hook in the store is needed for that.
  *
  * A lease ends (gb_rdma_lease_end()) on the client's release
- * (GB_RDMA_LOOKUP_RELEASE), at its deadline (lease_ms plus
+ * (GB_RDMA_LOOKUP_RELEASE; a lease whose R_LOOKUP completion is not reaped
+ * yet is marked in conn->lease_release and ends right after that reap, in
+ * gb_rdma_leases_expire()), at its deadline (lease_ms plus
  * GB_RDMA_LEASE_GRACE_MS after the R_LOOKUP was posted; conn->lease_dw
  * kicks conn->work then), or at teardown after the QP was drained. In that
  * order: ib_dereg_mr() (the rkey is invalid when it returns, and the
@@ -185,6 +187,7 @@ static void gb_rdma_lease_end(struct gb_rdma_conn *conn, u32 i)
 	l->bytes = 0;
 	conn->lease_live &= ~BIT_ULL(i);
 	conn->lease_posted &= ~BIT_ULL(i);
+	conn->lease_release &= ~BIT_ULL(i);
 }
 
 /* Teardown, after the QP was drained: end every lease. */
@@ -215,10 +218,13 @@ static void gb_rdma_leases_end_mask(struct gb_rdma_conn *conn, u64 m,
 }
 
 /**
- * gb_rdma_leases_expire() - end the leases past their deadline
- * @conn: connection (conn->work)
+ * gb_rdma_leases_expire() - end released and expired leases
+ * @conn: connection (conn->work, after the reap)
  *
- * Arms conn->lease_dw for the next deadline, if any lease is left.
+ * Ends the leases the client released while their R_LOOKUP completion was
+ * not reaped yet (conn->lease_release) once it is, and the leases past
+ * their deadline. Arms conn->lease_dw for the next deadline, if any lease
+ * is left.
  */
 void gb_rdma_leases_expire(struct gb_rdma_conn *conn)
 {
@@ -226,6 +232,9 @@ void gb_rdma_leases_expire(struct gb_rdma_conn *conn)
 	bool any = false;
 	u64 m, done = 0;
 
+	if (conn->lease_release)
+		gb_rdma_leases_end_mask(conn, conn->lease_release,
+					&conn->st.leases_released);
 	if (!conn->lease_live)
 		return;
 	for (m = conn->lease_live; m; m &= m - 1) {
@@ -241,8 +250,51 @@ void gb_rdma_leases_expire(struct gb_rdma_conn *conn)
 	/* one still posted at its deadline: look again soon */
 	if (conn->lease_live & done)
 		next = now + HZ / 10 + 1, any = true;
+	/* fault injection: a held R_LOOKUP chain is reaped then */
+	if (conn->os_hold_until) {
+		unsigned long d = conn->os_hold_until;
+
+		if (!time_after(d, now))
+			d = now + 1;
+		if (!any || time_before(d, next))
+			next = d, any = true;
+	}
 	if (any)
 		mod_delayed_work(gb_rdma_wq, &conn->lease_dw, next - now);
+}
+
+/**
+ * gb_rdma_lookup_reap_held() - fault injection: reap @tx later?
+ * @conn: connection (conn->work, gb_rdma_reap())
+ * @tx:   a completed R_LOOKUP chain that registered leases
+ *
+ * With debugfs rdma-fault/lookup_reap_delay_ms set, the completion of a
+ * LOOKUP chain stays unreaped for that long, as when the client's ACK is
+ * late (coalesced by the HCA), so that a test can send LOOKUP|RELEASE
+ * meanwhile; LOOKUPs are then not held back for an idle send queue on rxe
+ * either (gb_rdma_lookup_step()). conn->lease_dw kicks conn->work when it
+ * is due (gb_rdma_leases_expire()).
+ *
+ * Return: true to leave @tx on conn->tx_done for now.
+ */
+bool gb_rdma_lookup_reap_held(struct gb_rdma_conn *conn,
+			      struct gb_rdma_tx *tx)
+{
+	u32 ms = READ_ONCE(gb_rdma_fault_lookup_reap_ms);
+	unsigned long now = jiffies;
+
+	if (!ms)
+		return false;
+	if (!tx->held) {
+		tx->held = true;
+		tx->hold_until = now + msecs_to_jiffies(ms);
+	}
+	if (time_after_eq(now, tx->hold_until))
+		return false;
+	if (!conn->os_hold_until ||
+	    time_before(tx->hold_until, conn->os_hold_until))
+		conn->os_hold_until = tx->hold_until;
+	return true;
 }
 
 /* conn->lease_dw: a lease deadline passed, have conn->work look. */
@@ -393,11 +445,15 @@ int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 
 	if (list_empty(&conn->tx_free) || conn->peer_credits < 2 ||
 	    conn->sq_avail < (int)(n + 1) ||
-	    (conn->os_quiesce && conn->sq_avail != conn->sq_size))
+	    (conn->os_quiesce && conn->sq_avail != conn->sq_size &&
+	     !READ_ONCE(gb_rdma_fault_lookup_reap_ms)))
 		return -EAGAIN;
-	if (r->rec.u.get.flags & GB_RDMA_LOOKUP_RELEASE)
+	if (r->rec.u.get.flags & GB_RDMA_LOOKUP_RELEASE) {
 		gb_rdma_leases_end_mask(conn, U64_MAX,
 					&conn->st.leases_released);
+		/* R_LOOKUP completion not reaped yet: end them after it */
+		conn->lease_release = conn->lease_live;
+	}
 	if (!lease_ms)		/* turned off meanwhile: lease nothing */
 		lease_ms = 1;
 	deadline = jiffies + msecs_to_jiffies(lease_ms +

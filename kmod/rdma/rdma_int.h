@@ -189,6 +189,8 @@ struct gb_rdma_tx {
 	u32 len;		/* bytes to send (512, more for inline) */
 	struct gb_obj *obj;	/* reference dropped at completion */
 	u64 leases;		/* 3.3: leases registered by this chain */
+	bool held;		/* fault lookup_reap_delay_ms: reap deferred */
+	unsigned long hold_until;	/* jiffies: ... until then */
 	u8 *buf;		/* its record in conn->txring (sge.addr: DMA) */
 	struct ib_sge sge;
 	struct ib_send_wr wr;
@@ -357,10 +359,12 @@ struct gb_rdma_conn {
 	struct gb_rdma_lease *leases;	/* NULL: one-sided not negotiated */
 	u64 lease_live;			/* bit i: leases[i] is held */
 	u64 lease_posted;		/* bit i: its REG_MR not completed */
+	u64 lease_release;		/* bit i: released while posted */
 	u64 lease_bytes;		/* bytes leased now (lease pages) */
 	bool os_quiesce;		/* rxe: LOOKUP on an idle send queue */
 	u8 os_key;			/* key byte of the next MR */
 	struct delayed_work lease_dw;	/* next lease deadline */
+	unsigned long os_hold_until;	/* fault: reap held chains then, 0 */
 
 	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
@@ -398,6 +402,7 @@ extern u32 gb_rdma_fault_release_ms;
 extern u32 gb_rdma_fault_late_ms;
 extern u32 gb_rdma_fault_setup_ms;
 extern u32 gb_rdma_fault_accept_ms;
+extern u32 gb_rdma_fault_lookup_reap_ms;
 extern u32 gb_rdma_fault_pre_accept_ms;
 extern u32 gb_rdma_fault_remove_ms;
 extern u32 gb_rdma_fault_max_cqe;
@@ -471,6 +476,8 @@ void gb_rdma_leases_end_all(struct gb_rdma_conn *conn);
 void gb_rdma_leases_expire(struct gb_rdma_conn *conn);
 void gb_rdma_lease_work(struct work_struct *work);
 u64 gb_rdma_leased_bytes(void);
+bool gb_rdma_lookup_reap_held(struct gb_rdma_conn *conn,
+			      struct gb_rdma_tx *tx);
 void gb_rdma_lookup_start(struct gb_rdma_conn *conn);
 int gb_rdma_lookup_step(struct gb_rdma_conn *conn);
 

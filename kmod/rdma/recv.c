@@ -228,9 +228,16 @@ static void gb_rdma_reap(struct gb_rdma_conn *conn)
 	rd = conn->read_done;
 	conn->read_done = false;
 	spin_unlock(&conn->lock);
+	conn->os_hold_until = 0;	/* gb_rdma_lookup_reap_held() */
 
 	list_for_each_entry_safe(tx, tmp, &done, node) {
 		list_del(&tx->node);
+		if (tx->leases && gb_rdma_lookup_reap_held(conn, tx)) {
+			spin_lock(&conn->lock);	/* fault injection */
+			list_add_tail(&tx->node, &conn->tx_done);
+			spin_unlock(&conn->lock);
+			continue;
+		}
 		gb_rdma_tx_release(conn, tx);
 	}
 	if (rd) {

@@ -326,6 +326,8 @@ void gb_rdma_dbg_init(void)
 	debugfs_create_file_unsafe("dev_node", 0600, f, NULL,
 				   &gb_rdma_fault_node_fops);
 	debugfs_create_u32("set_nomem", 0600, f, &gb_rdma_fault_set_nomem);
+	debugfs_create_u32("lookup_reap_delay_ms", 0600, f,
+			   &gb_rdma_fault_lookup_reap_ms);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }

@@ -65,6 +65,7 @@ u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
 /* pretend devices are on this node (-1: none), GB_RDMA_NODE_REAL: off */
 int gb_rdma_fault_dev_node = GB_RDMA_NODE_REAL;
 u32 gb_rdma_fault_set_nomem;	/* fail this many SET allocations */
+u32 gb_rdma_fault_lookup_reap_ms;	/* reap R_LOOKUP chains this late */
 bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
 
 #define GB_RDMA_FAULT_DELAY_MAX	60000U
