@@ -1596,6 +1596,16 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 				return ret;
 		}
 	}
+	/*
+	 * Keep only bytes READ within lease_ms of sending the LOOKUP: the
+	 * server ends the lease no sooner than lease_ms plus grace after it
+	 * posted R_LOOKUP, so such a READ ran inside the lease. One that
+	 * completes later (this process stopped between the check above and
+	 * the post) may have run after it ended, with an rkey the device has
+	 * since handed to another value's MR.
+	 */
+	if (gb_now_ns() - lk->sent_ns >= (uint64_t)lease * 1000000)
+		return 1;
 	if ((d->dflags & GB_RDMA_DESC_CRC) && !r->c.crc_skip &&
 	    ~crc32_iscsi((unsigned char *)r->os_buf, (int)len, ~0u) !=
 	    gbr_le32(d->crc)) {

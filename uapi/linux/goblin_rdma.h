@@ -654,7 +654,9 @@ enum gb_rdma_desc_status {
  * @addr:     with GB_RDMA_DESC_HIT and len > 0: remote address of the
  *            value's first byte; the value is len bytes from there
  * @rkey:     remote key for RDMA READ of [addr, addr + len); valid
- *            until the lease ends, never again afterwards
+ *            until the lease ends. Afterwards the device may hand the
+ *            same rkey to another MR: a client keeps only READs that
+ *            completed within lease_ms of sending the LOOKUP
  * @len:      value length (HIT; 0 otherwise)
  * @cas:      CAS of the object described (its version), HIT and GET
  * @crc:      with GB_RDMA_DESC_CRC: CRC-32C of the value, as in VALUE
