@@ -152,11 +152,22 @@ int gb_rdma_rec_parse(const void *buf, size_t len, struct gb_rdma_rec *rec,
 		rec->u.get.flags = 0;
 		return gb_rdma_parse_get((const struct gb_rdma_get *)body, blen,
 					 GB_RDMA_GET_MAX_KEYS, rec, msg);
-	case GB_RDMA_LOOKUP:
+	case GB_RDMA_LOOKUP: {
+		int r;
+
+		r = gb_rdma_parse_get((const struct gb_rdma_get *)body, blen,
+				      GB_RDMA_LOOKUP_MAX_KEYS, rec, msg);
+		if (r != GB_RDMA_PARSE_OK)
+			return r;
 		rec->u.get.flags =
 			gbr_le16(((const struct gb_rdma_get *)body)->flags);
-		return gb_rdma_parse_get((const struct gb_rdma_get *)body, blen,
-					 GB_RDMA_LOOKUP_MAX_KEYS, rec, msg);
+		/* a flag of a later revision must not be taken for none */
+		if (rec->u.get.flags & ~GB_RDMA_LOOKUP_RELEASE) {
+			*msg = "bad LOOKUP flags";
+			return GB_RDMA_PARSE_CLIENT;
+		}
+		return GB_RDMA_PARSE_OK;
+	}
 	case GB_RDMA_R_LOOKUP: {
 		const struct gb_rdma_lookup_r *l = (const void *)body;
 		unsigned int i;

@@ -285,6 +285,12 @@ bool gb_rdma_lookup_reap_held(struct gb_rdma_conn *conn,
 
 	if (!ms)
 		return false;
+	/*
+	 * A held chain keeps its tx and send queue slots, and no completion
+	 * moves conn->last_cqe meanwhile: at most 20 s, below the stall
+	 * limit of the default idle timeout (30 s).
+	 */
+	ms = min(ms, 20000U);
 	if (!tx->held) {
 		tx->held = true;
 		tx->hold_until = now + msecs_to_jiffies(ms);
@@ -452,7 +458,7 @@ int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 		gb_rdma_leases_end_mask(conn, U64_MAX,
 					&conn->st.leases_released);
 		/* R_LOOKUP completion not reaped yet: end them after it */
-		conn->lease_release = conn->lease_live;
+		conn->lease_release |= conn->lease_live;
 	}
 	if (!lease_ms)		/* turned off meanwhile: lease nothing */
 		lease_ms = 1;

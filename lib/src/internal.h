@@ -93,6 +93,18 @@ static inline uint64_t gb_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * Lease ages: CLOCK_BOOTTIME goes on across a system suspend, during
+ * which the server's lease deadline passes too.
+ */
+static inline uint64_t gb_boot_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 __printf(3, 4)
 int gb_fail(struct gb_conn *c, int err, const char *fmt, ...);
 __printf(3, 4)

@@ -1475,12 +1475,14 @@ static void rd_close(struct gb_conn *c)
  * struct rd_lk - one LOOKUP and its reply
  * @n:       keys sent (from the caller's @first on)
  * @ev:      the R_LOOKUP
- * @sent_ns: when it was sent: leases count from there
+ * @sent_ns: when it was sent (CLOCK_MONOTONIC, as the other timestamps)
+ * @sent_boot_ns: the same in CLOCK_BOOTTIME: leases count from there
  */
 struct rd_lk {
 	unsigned int n;
 	struct rd_ev ev;
 	uint64_t sent_ns;
+	uint64_t sent_boot_ns;
 };
 
 /*
@@ -1510,6 +1512,7 @@ static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
 		g->flags = gbr_cpu16(GB_RDMA_LOOKUP_RELEASE);
 	tag = r->next_tag++;
 	lk->sent_ns = gb_now_ns();
+	lk->sent_boot_ns = gb_boot_ns();
 	ret = rd_send(r, GB_RDMA_LOOKUP, tag, g,
 		      gbr_le16(((struct gb_rdma_hdr *)rec)->len));
 	if (ret)
@@ -1568,7 +1571,8 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 		break;
 	default:
 		/* start the READ well inside the lease, else go two-sided */
-		if (gb_now_ns() - lk->sent_ns >= (uint64_t)lease * 1000000 / 2)
+		if (gb_boot_ns() - lk->sent_boot_ns >=
+		    (uint64_t)lease * 1000000 / 2)
 			return 1;
 	}
 	sge.addr = (uintptr_t)r->os_buf;
@@ -1604,7 +1608,7 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 	 * the post) may have run after it ended, with an rkey the device has
 	 * since handed to another value's MR.
 	 */
-	if (gb_now_ns() - lk->sent_ns >= (uint64_t)lease * 1000000)
+	if (gb_boot_ns() - lk->sent_boot_ns >= (uint64_t)lease * 1000000)
 		return 1;
 	if ((d->dflags & GB_RDMA_DESC_CRC) && !r->c.crc_skip &&
 	    ~crc32_iscsi((unsigned char *)r->os_buf, (int)len, ~0u) !=

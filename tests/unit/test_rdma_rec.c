@@ -1547,6 +1547,12 @@ static void t_lookup(void)
 	CHECK(rec.u.get.nkeys == 12 &&
 	      rec.u.get.flags == GB_RDMA_LOOKUP_RELEASE &&
 	      rec.u.get.klen[11] == 1);
+	put16(b + 2, GB_RDMA_LOOKUP_RELEASE | 0x0002);
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad LOOKUP flags");
+	put16(b + 2, 0x8000);
+	EXPECT(GB_RDMA_PARSE_CLIENT, "bad LOOKUP flags");
+	put16(b + 2, 0);
+	CHECK(EXPECT(GB_RDMA_PARSE_OK, ""));
 	put16(b, 13);
 	set_blen(8 + 13 * 2);
 	b[8 + 24] = 1;
