@@ -85,12 +85,17 @@ struct gb_conn {
 	char err[GB_ERRMSG_LEN];
 };
 
-static inline uint64_t gb_now_ns(void)
+static inline uint64_t gb_clock_ns(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static inline uint64_t gb_now_ns(void)
+{
+	return gb_clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -99,10 +104,7 @@ static inline uint64_t gb_now_ns(void)
  */
 static inline uint64_t gb_boot_ns(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_BOOTTIME, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return gb_clock_ns(CLOCK_BOOTTIME);
 }
 
 __printf(3, 4)
