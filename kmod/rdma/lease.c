@@ -14,7 +14,8 @@
  * GB_RDMA_ONESIDED_MAX bytes qualify), maps the pages (DMA_TO_DEVICE) and
  * maps them into an MR of its own, allocated for the lease in the
  * device's PD (ib_alloc_mr(), never IB_PD_UNSAFE_GLOBAL_RKEY), with a new
- * key byte (ib_update_fast_reg_key()). The REG_MR WRs, access
+ * key byte (ib_update_fast_reg_key()) and a random address (iova) instead
+ * of the pages' DMA address (gb_rdma_lease_rebase()). The REG_MR WRs, access
  * IB_ACCESS_REMOTE_READ only, go in one chain in front of the R_LOOKUP
  * SEND, so they have executed before the client can see the rkey.
  *
@@ -313,6 +314,26 @@ void gb_rdma_lease_work(struct work_struct *work)
 }
 
 /**
+ * gb_rdma_lease_rebase() - give a mapped lease MR an address of its own
+ * @mr: MR just mapped by ib_map_mr_sg(), its REG_MR not posted yet
+ *
+ * ib_map_mr_sg() sets mr->iova to the DMA address of the first byte: a
+ * kernel virtual address on rxe and siw (their DMA mapping is virtual), a
+ * physical one on hardware without an IOMMU. The client must not learn
+ * either (it goes out in the descriptor's addr), and it needs no real
+ * address: the iova only names the MR's byte 0 in the space the rkey
+ * opens. So move the MR to a random page-aligned base in [0, 2^44), for
+ * each lease anew, before the REG_MR is built (the device takes the iova
+ * from the WR's MR when it executes it). The in-page offset stays, as the
+ * drivers' page lists were computed for it.
+ */
+static void gb_rdma_lease_rebase(struct ib_mr *mr)
+{
+	mr->iova = ((u64)get_random_u32() << PAGE_SHIFT) |
+		   offset_in_page(mr->iova);
+}
+
+/**
  * gb_rdma_lease_take() - lease @obj's head pages in free lease slot @i
  * @conn: connection
  * @i:    free slot
@@ -379,6 +400,7 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 		ret = -E2BIG;
 		goto unmap;
 	}
+	gb_rdma_lease_rebase(mr);
 	l->mr = mr;
 	l->obj = obj;
 	l->bytes = PAGE_ALIGN(len);

@@ -185,7 +185,9 @@ struct rd_crc {
  *                2 the address, 3 READ after the lease ran out, 4 wait
  *                GOBLIN_RDMA_ONESIDED_PAUSE_MS before the READ (inside
  *                the lease), 5 never release leases (a client hoarding
- *                them: the next LOOKUP does not set RELEASE)
+ *                them: the next LOOKUP does not set RELEASE), 6 print
+ *                each descriptor READ ("# desc addr=0x.. rkey=0x.. len=N",
+ *                stderr)
  */
 struct gb_rdma {
 	struct gb_conn c;
@@ -1554,6 +1556,9 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 
 	if (!len)
 		return 0;
+	if (r->os_test == 6)
+		fprintf(stderr, "# desc addr=0x%016llx rkey=0x%08x len=%u\n",
+			(unsigned long long)addr, rkey, len);
 	switch (r->os_test) {
 	case 1:
 		rkey ^= 0x80;	/* another key byte: not the MR's rkey */

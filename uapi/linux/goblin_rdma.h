@@ -652,7 +652,9 @@ enum gb_rdma_desc_status {
 /**
  * struct gb_rdma_desc - where one value of a LOOKUP lives (3.3)
  * @addr:     with GB_RDMA_DESC_HIT and len > 0: remote address of the
- *            value's first byte; the value is len bytes from there
+ *            value's first byte; the value is len bytes from there. An
+ *            address in the lease's MR only (a random base per lease), no
+ *            server memory address
  * @rkey:     remote key for RDMA READ of [addr, addr + len); valid
  *            until the lease ends. Afterwards the device may hand the
  *            same rkey to another MR: a client keeps only READs that

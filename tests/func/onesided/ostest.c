@@ -17,9 +17,11 @@
  *                                            self-describing values
  *   ostest HOST PORT reader KEY SIZE SECS    read KEY one-sided in a loop:
  *                                            every value one written whole
- *   ostest HOST PORT one KEY SIZE [SEED]     one gb_get_onesided() of KEY
- *                                            (pat(SEED)); the status code
- *                                            is printed as "status N"
+ *   ostest HOST PORT one KEY SIZE [SEED [TIMES]]
+ *                                            gb_get_onesided() of KEY
+ *                                            (pat(SEED)), TIMES times (1);
+ *                                            the status code is printed
+ *                                            as "status N"
  *   ostest HOST PORT hold PREFIX N           LOOKUP and READ N keys, keep
  *                                            the leases, sleep forever
  */
@@ -311,15 +313,20 @@ int main(int argc, char **argv)
 		bad += olds;
 	} else if (!strcmp(mode, "one")) {
 		uint64_t seed = argc > 6 ? strtoull(argv[6], NULL, 0) : 0;
+		unsigned long times = argc > 7 ? strtoul(argv[7], NULL, 0) : 1;
 
 		fill(want, sizes[0], seed);
-		ret = gb_get_onesided(c, arg, strlen(arg), buf, sizes[0],
-				      &vlen, &fl);
-		printf("status %d\n", ret);
-		if (ret)
-			printf("# %s: %s\n", gb_strerror(ret), gb_errmsg(c));
-		else if (vlen != sizes[0] || memcmp(buf, want, vlen))
-			printf("# bytes differ (vlen %zu)\n", vlen), bad++;
+		do {
+			ret = gb_get_onesided(c, arg, strlen(arg), buf,
+					      sizes[0], &vlen, &fl);
+			printf("status %d\n", ret);
+			if (ret)
+				printf("# %s: %s\n", gb_strerror(ret),
+				       gb_errmsg(c));
+			else if (vlen != sizes[0] || memcmp(buf, want, vlen))
+				printf("# bytes differ (vlen %zu)\n", vlen),
+					bad++;
+		} while (!ret && --times > 0);
 	} else if (!strcmp(mode, "hold")) {
 		for (i = 0; i < n; i++) {
 			const char *k = key_of(arg, i);
