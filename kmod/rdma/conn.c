@@ -425,9 +425,8 @@ static int gb_rdma_conn_alloc(struct gb_rdma_conn *conn, u32 windows)
 			return -ENOMEM;
 		conn->nwin_alloc = i + 1;
 	}
-	if ((conn->geom.flags & GB_RDMA_CONNECT_ONESIDED) &&
-	    gb_rdma_leases_alloc(conn))
-		return -ENOMEM;
+	if (gb_rdma_conn_onesided(conn))
+		gb_rdma_leases_init(conn);
 	if (gb_rdma_ring_alloc(ibdev, &conn->rxring, conn->nrx,
 			       GB_RDMA_RECORD_SIZE, DMA_FROM_DEVICE) ||
 	    gb_rdma_ring_alloc(ibdev, &conn->txring, conn->ntx,
@@ -585,7 +584,7 @@ static int gb_rdma_conn_qp(struct gb_rdma_conn *conn)
 	int ret, cpu;
 
 	/* 3.3: a LOOKUP's REG_MR WRs ride in front of its SEND */
-	if (conn->leases)
+	if (gb_rdma_conn_onesided(conn))
 		base += GB_RDMA_LOOKUP_MAX_KEYS;
 	conn->port = conn->cm_id->port_num;
 	conn->cpw = gb_rdma_rw_ctxs(conn, conn->spw, conn->max_sge);

@@ -7,8 +7,10 @@
  * Page ownership on the one-sided path
  * ------------------------------------
  * A lease (struct gb_rdma_lease, conn->leases[i], at most
- * GB_RDMA_LEASES_MAX per connection) is one object and one fast-registration
- * MR. LOOKUP takes the object reference from gb_store_get() and a page
+ * GB_RDMA_LEASES_MAX per connection; the table is allocated at the
+ * connection's first LOOKUP) is one object, one fast-registration MR and
+ * one scatterlist sized for the value's pages (allocated when the lease
+ * is taken, freed when it ends). LOOKUP takes the object reference from gb_store_get() and a page
  * reference for every head page of the value (gb_obj_get_page(), as the
  * GET path does; only values wholly in head pages and at most
  * GB_RDMA_ONESIDED_MAX bytes qualify), maps the pages (DMA_TO_DEVICE) and
@@ -125,37 +127,23 @@ void gb_rdma_set_lease_ms(u32 ms)
 	WRITE_ONCE(gb_rdma_lease_ms, ms);
 }
 
-/* Allocate the lease table of a connection that negotiated 3.3. */
-int gb_rdma_leases_alloc(struct gb_rdma_conn *conn)
+/*
+ * A connection that negotiated 3.3. Nothing is allocated until it sends
+ * a LOOKUP (gb_rdma_lookup_start()): the lease table then, and each
+ * lease's scatterlist when it is taken, sized for its pages.
+ */
+void gb_rdma_leases_init(struct gb_rdma_conn *conn)
 {
-	u32 i;
-
-	conn->leases = kcalloc(GB_RDMA_LEASES_MAX, sizeof(*conn->leases),
-			       GFP_KERNEL);
-	if (!conn->leases)
-		return -ENOMEM;
-	for (i = 0; i < GB_RDMA_LEASES_MAX; i++) {
-		conn->leases[i].sgl = kcalloc(GB_RDMA_OS_SGES,
-					      sizeof(struct scatterlist),
-					      GFP_KERNEL);
-		if (!conn->leases[i].sgl)
-			return -ENOMEM;
-	}
 	conn->os_quiesce = conn->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	get_random_bytes(&conn->os_key, sizeof(conn->os_key));
-	return 0;
 }
 
-/* Free the lease table (after gb_rdma_leases_end_all()). */
+/* Free the lease table, if any (after gb_rdma_leases_end_all()). */
 void gb_rdma_leases_free(struct gb_rdma_conn *conn)
 {
-	u32 i;
-
 	if (!conn->leases)
 		return;
 	WARN_ON_ONCE(conn->lease_live || conn->lease_bytes);
-	for (i = 0; i < GB_RDMA_LEASES_MAX; i++)
-		kfree(conn->leases[i].sgl);
 	kfree(conn->leases);
 	conn->leases = NULL;
 }
@@ -181,6 +169,8 @@ static void gb_rdma_lease_end(struct gb_rdma_conn *conn, u32 i)
 	for_each_sg(l->sgl, sg, l->nents, k)
 		put_page(sg_page(sg));
 	l->nents = 0;
+	kfree(l->sgl);
+	l->sgl = NULL;
 	if (l->obj)
 		gb_obj_put(l->obj);
 	l->obj = NULL;
@@ -352,14 +342,21 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 {
 	struct gb_rdma_lease *l = &conn->leases[i];
 	struct ib_device *ibdev = conn->dev->ibdev;
-	u32 len = obj->len, pos = 0, n = 0;
+	u32 len = obj->len, pos = 0, n = 0, nsg;
 	struct scatterlist *sg;
 	struct ib_mr *mr;
 	int ret, got;
 
 	if (!gb_rdma_lease_charge(conn, PAGE_ALIGN(len)))
 		return -EAGAIN;
-	sg_init_table(l->sgl, GB_RDMA_OS_SGES);
+	/* the pages of len bytes, one more if the first starts inside */
+	nsg = min_t(u32, DIV_ROUND_UP(len, PAGE_SIZE) + 1, GB_RDMA_OS_SGES);
+	l->sgl = kmalloc_array(nsg, sizeof(*l->sgl), GFP_KERNEL);
+	if (!l->sgl) {
+		ret = -ENOMEM;
+		goto unwind;
+	}
+	sg_init_table(l->sgl, nsg);
 	while (pos < len) {
 		struct page *pg;
 		unsigned int pgoff, seg;
@@ -370,7 +367,7 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 			goto unwind;
 		seg = min(seg, len - pos);
 		/* one page list: only the first may start, the last end, inside */
-		if (!seg || n == GB_RDMA_OS_SGES || (n && pgoff) ||
+		if (!seg || n == nsg || (n && pgoff) ||
 		    (pos + seg < len && pgoff + seg != PAGE_SIZE)) {
 			put_page(pg);
 			ret = -E2BIG;
@@ -419,6 +416,8 @@ unwind:
 	for_each_sg(l->sgl, sg, n, got)
 		put_page(sg_page(sg));
 	l->nents = 0;
+	kfree(l->sgl);
+	l->sgl = NULL;
 	gb_rdma_lease_uncharge(conn, PAGE_ALIGN(len));
 	return ret;
 }
@@ -428,13 +427,14 @@ unwind:
  * @conn: connection (conn->work)
  *
  * Refused with ERROR unless 3.3 was negotiated and the setting is on;
- * else the LOOKUP is served by gb_rdma_lookup_step().
+ * else the LOOKUP is served by gb_rdma_lookup_step(). The connection's
+ * first LOOKUP allocates its lease table (GB_RDMA_LEASES_MAX slots).
  */
 void gb_rdma_lookup_start(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_req *r = &conn->cur;
 
-	if (!conn->leases) {
+	if (!gb_rdma_conn_onesided(conn)) {
 		gb_rdma_count(conn, GB_RDMA_E_BAD_RECORD);
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_CLIENT,
 				   "one-sided reads not negotiated");
@@ -444,6 +444,15 @@ void gb_rdma_lookup_start(struct gb_rdma_conn *conn)
 		gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
 				   "one-sided reads are off");
 		return;
+	}
+	if (!conn->leases) {
+		conn->leases = kcalloc(GB_RDMA_LEASES_MAX,
+				       sizeof(*conn->leases), GFP_KERNEL);
+		if (!conn->leases) {
+			gb_rdma_prep_error(conn, GB_RDMA_ERR_SERVER,
+					   "out of memory");
+			return;
+		}
 	}
 	conn->st.lookups++;
 	r->done_after_reply = false;

@@ -223,7 +223,8 @@ struct gb_rdma_win {
  * struct gb_rdma_lease - one value head leased for one-sided READs (3.3)
  * @mr:       fast-registration MR of the lease (NULL: free slot)
  * @obj:      the object, a reference held for the lease
- * @sgl:      its head pages, a page reference each
+ * @sgl:      its head pages, a page reference each (allocated for the
+ *            lease, DIV_ROUND_UP(len, PAGE_SIZE) + 1 entries at most)
  * @nents:    entries of @sgl (page references held)
  * @mapped:   DMA-mapped entries (ib_dma_map_sg()), 0: not mapped
  * @deadline: jiffies when the lease ends at the latest
@@ -356,7 +357,7 @@ struct gb_rdma_conn {
 	struct rdma_rw_ctx rd_ctx;
 	struct scatterlist rd_sgl[GB_RDMA_RD_SGES];
 	/* 3.3 (conn->work, and conn->release once work is cancelled) */
-	struct gb_rdma_lease *leases;	/* NULL: one-sided not negotiated */
+	struct gb_rdma_lease *leases;	/* NULL: no LOOKUP yet */
 	u64 lease_live;			/* bit i: leases[i] is held */
 	u64 lease_posted;		/* bit i: its REG_MR not completed */
 	u64 lease_release;		/* bit i: released while posted */
@@ -467,10 +468,16 @@ int gb_rdma_set_step(struct gb_rdma_conn *conn);
 void gb_rdma_keyop(struct gb_rdma_conn *conn);
 
 /* lease.c: LOOKUP and leases (3.3) */
+/* Was revision 3.3 (one-sided reads) negotiated on @conn? */
+static inline bool gb_rdma_conn_onesided(const struct gb_rdma_conn *conn)
+{
+	return conn->geom.flags & GB_RDMA_CONNECT_ONESIDED;
+}
+
 extern u32 gb_rdma_lease_ms;
 u32 gb_rdma_get_lease_ms(void);
 void gb_rdma_set_lease_ms(u32 ms);
-int gb_rdma_leases_alloc(struct gb_rdma_conn *conn);
+void gb_rdma_leases_init(struct gb_rdma_conn *conn);
 void gb_rdma_leases_free(struct gb_rdma_conn *conn);
 void gb_rdma_leases_end_all(struct gb_rdma_conn *conn);
 void gb_rdma_leases_expire(struct gb_rdma_conn *conn);

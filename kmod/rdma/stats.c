@@ -200,7 +200,7 @@ static int gb_rdma_dbg_show(struct seq_file *m, void *v)
 			   conn->nrx + 1,
 			   conn->geom.flags & GB_RDMA_CONNECT_FOLD ?
 			   conn->rec_size : 0,
-			   conn->leases ?
+			   gb_rdma_conn_onesided(conn) ?
 			   /* a snapshot, as in gb_rdma_peek() */
 			   (int)hweight64(data_race(conn->lease_live)) : -1);
 	mutex_unlock(&gb_rdma_lock);
