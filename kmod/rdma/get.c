@@ -116,6 +116,9 @@ void gb_rdma_tx_release(struct gb_rdma_conn *conn,
 	tx->obj = NULL;
 	conn->lease_posted &= ~tx->leases;	/* registered (or flushed) */
 	tx->leases = 0;
+	if (tx->held)		/* gb_rdma_lookup_reap_held() */
+		conn->os_held_nwr -= tx->nwr;
+	tx->held = false;
 	conn->sq_avail += tx->nwr;
 	tx->nwr = 0;
 	list_add_tail(&tx->node, &conn->tx_free);

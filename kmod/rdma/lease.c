@@ -63,7 +63,8 @@
  * lease: it reads a value any client may GET, never a freed page.
  *
  * rxe re-executes local operations on retransmission (see kmod/rdma/conn.c),
- * so there a LOOKUP chain is posted on an idle send queue only.
+ * so there a LOOKUP chain is posted on an idle send queue only (the
+ * fault knob's held chains aside, gb_rdma_lookup_reap_held()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
@@ -262,9 +263,12 @@ void gb_rdma_leases_expire(struct gb_rdma_conn *conn)
  * With debugfs rdma-fault/lookup_reap_delay_ms set, the completion of a
  * LOOKUP chain stays unreaped for that long, as when the client's ACK is
  * late (coalesced by the HCA), so that a test can send LOOKUP|RELEASE
- * meanwhile; LOOKUPs are then not held back for an idle send queue on rxe
- * either (gb_rdma_lookup_step()). conn->lease_dw kicks conn->work when it
- * is due (gb_rdma_leases_expire()).
+ * meanwhile. conn->lease_dw kicks conn->work when it is due
+ * (gb_rdma_leases_expire()). Its send queue slots count in
+ * conn->os_held_nwr until then: on rxe a LOOKUP may be posted while only
+ * held chains are outstanding (their completions arrived, nothing of
+ * theirs can be retransmitted), not while any other WR is
+ * (gb_rdma_lookup_step()).
  *
  * Return: true to leave @tx on conn->tx_done for now.
  */
@@ -285,6 +289,7 @@ bool gb_rdma_lookup_reap_held(struct gb_rdma_conn *conn,
 	if (!tx->held) {
 		tx->held = true;
 		tx->hold_until = now + msecs_to_jiffies(ms);
+		conn->os_held_nwr += tx->nwr;	/* gb_rdma_tx_release() */
 	}
 	if (time_after_eq(now, tx->hold_until))
 		return false;
@@ -480,10 +485,14 @@ int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 	u64 mask = 0;
 	int ret;
 
+	/*
+	 * rxe: on an idle send queue only. Chains the fault knob holds
+	 * unreaped (conn->os_held_nwr) have completed: they do not count.
+	 */
 	if (list_empty(&conn->tx_free) || conn->peer_credits < 2 ||
 	    conn->sq_avail < (int)(n + 1) ||
-	    (conn->os_quiesce && conn->sq_avail != conn->sq_size &&
-	     !READ_ONCE(gb_rdma_fault_lookup_reap_ms)))
+	    (conn->os_quiesce &&
+	     conn->sq_avail + (int)conn->os_held_nwr != conn->sq_size))
 		return -EAGAIN;
 	if (r->rec.u.get.flags & GB_RDMA_LOOKUP_RELEASE) {
 		gb_rdma_leases_end_mask(conn, U64_MAX,

@@ -366,6 +366,7 @@ struct gb_rdma_conn {
 	u8 os_key;			/* key byte of the next MR */
 	struct delayed_work lease_dw;	/* next lease deadline */
 	unsigned long os_hold_until;	/* fault: reap held chains then, 0 */
+	u32 os_held_nwr;		/* fault: send WRs of held chains */
 
 	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
