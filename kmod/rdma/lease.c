@@ -52,7 +52,7 @@
  * (4 MiB) of values, all connections together at most 1/8 of the store's
  * memory budget (gb_rdma_lease_charge(), gb_rdma_leased_bytes()); a key
  * above a cap gets BUSY and the client reads it with GET. A lease is
- * charged its value length rounded up to pages (the pages it pins), and
+ * charged the pages it pins (PAGE_SIZE each), and
  * lasts at most lease_ms + grace.
  *
  * A READ with a stale or forged rkey or address fails at the responder
@@ -334,8 +334,9 @@ static void gb_rdma_lease_rebase(struct ib_mr *mr)
  * @i:    free slot
  * @obj:  the object, a reference the lease takes over on success
  *
- * Charges the value's bytes against the lease caps first
- * (gb_rdma_lease_charge()); gb_rdma_lease_end() uncharges them.
+ * Charges the pages it pins (PAGE_SIZE each, after the page walk) against
+ * the lease caps (gb_rdma_lease_charge()); gb_rdma_lease_end() uncharges
+ * them.
  *
  * Return: 0 with conn->leases[i].reg ready to post; -EAGAIN when a lease
  * cap would be passed (BUSY); -E2BIG when the value cannot be one page
@@ -347,13 +348,11 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 {
 	struct gb_rdma_lease *l = &conn->leases[i];
 	struct ib_device *ibdev = conn->dev->ibdev;
-	u32 len = obj->len, pos = 0, n = 0, nsg;
+	u32 len = obj->len, pos = 0, n = 0, nsg, bytes = 0;
 	struct scatterlist *sg;
 	struct ib_mr *mr;
 	int ret, got;
 
-	if (!gb_rdma_lease_charge(conn, PAGE_ALIGN(len)))
-		return -EAGAIN;
 	/* the pages of len bytes, one more if the first starts inside */
 	nsg = min_t(u32, DIV_ROUND_UP(len, PAGE_SIZE) + 1, GB_RDMA_OS_SGES);
 	l->sgl = kmalloc_array(nsg, sizeof(*l->sgl), GFP_KERNEL);
@@ -382,6 +381,12 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 		pos += seg;
 	}
 	sg_mark_end(&l->sgl[n - 1]);
+	/* the pages it pins: one more than len rounds up to if it straddles */
+	if (!gb_rdma_lease_charge(conn, n << PAGE_SHIFT)) {
+		ret = -EAGAIN;
+		goto unwind;
+	}
+	bytes = n << PAGE_SHIFT;
 	l->nents = n;
 	got = ib_dma_map_sg(ibdev, l->sgl, n, DMA_TO_DEVICE);
 	if (!got) {
@@ -405,7 +410,7 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 	gb_rdma_lease_rebase(mr);
 	l->mr = mr;
 	l->obj = obj;
-	l->bytes = PAGE_ALIGN(len);
+	l->bytes = bytes;
 	memset(&l->reg, 0, sizeof(l->reg));
 	l->reg.wr.opcode = IB_WR_REG_MR;
 	l->reg.wr.wr_cqe = &conn->rw_cqe;
@@ -423,7 +428,8 @@ unwind:
 	l->nents = 0;
 	kfree(l->sgl);
 	l->sgl = NULL;
-	gb_rdma_lease_uncharge(conn, PAGE_ALIGN(len));
+	if (bytes)
+		gb_rdma_lease_uncharge(conn, bytes);
 	return ret;
 }
 
