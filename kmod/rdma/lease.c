@@ -51,9 +51,12 @@
  * holds at most GB_RDMA_LEASES_MAX leases (MRs) and GB_RDMA_LEASE_CONN_BYTES
  * (4 MiB) of values, all connections together at most 1/8 of the store's
  * memory budget (gb_rdma_lease_charge(), gb_rdma_leased_bytes()); a key
- * above a cap gets BUSY and the client reads it with GET. A lease is
- * charged the pages it pins (PAGE_SIZE each), and
- * lasts at most lease_ms + grace.
+ * above a cap gets BUSY and the client reads it with GET. The global cap
+ * is first come, first served, with no share per peer (one peer address
+ * holds at most max_peer_conns x GB_RDMA_LEASE_CONN_BYTES per listener):
+ * documented in rdma-protocol.rst, it costs the others speed, not memory.
+ * A lease is charged the pages it pins (PAGE_SIZE each), and lasts at most
+ * lease_ms + grace.
  *
  * A READ with a stale or forged rkey or address fails at the responder
  * with a remote access error: the server's QP of that connection goes to the
