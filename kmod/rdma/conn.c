@@ -290,6 +290,8 @@ static void gb_rdma_conn_release(struct work_struct *work)
 		list_del(&tx->node);
 		gb_rdma_tx_release(conn, tx);
 	}
+	/* held chains (fault knob) were completed, hence released above */
+	WARN_ON_ONCE(conn->os_held_nwr);
 	for (i = 0; i < conn->nwin; i++)
 		if (conn->win[i].busy)
 			gb_rdma_win_release(conn, &conn->win[i]);

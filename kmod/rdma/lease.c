@@ -10,14 +10,15 @@
  * GB_RDMA_LEASES_MAX per connection; the table is allocated at the
  * connection's first LOOKUP) is one object, one fast-registration MR and
  * one scatterlist sized for the value's pages (allocated when the lease
- * is taken, freed when it ends). LOOKUP takes the object reference from gb_store_get() and a page
- * reference for every head page of the value (gb_obj_get_page(), as the
- * GET path does; only values wholly in head pages and at most
- * GB_RDMA_ONESIDED_MAX bytes qualify), maps the pages (DMA_TO_DEVICE) and
- * maps them into an MR of its own, allocated for the lease in the
- * device's PD (ib_alloc_mr(), never IB_PD_UNSAFE_GLOBAL_RKEY), with a new
- * key byte (ib_update_fast_reg_key()) and a random address (iova) instead
- * of the pages' DMA address (gb_rdma_lease_rebase()). The REG_MR WRs, access
+ * is taken, freed when it ends). LOOKUP takes the object reference from
+ * gb_store_get() and a page reference for every head page of the value
+ * (gb_obj_get_page(), as the GET path does; only values wholly in head
+ * pages and at most GB_RDMA_ONESIDED_MAX bytes qualify), maps the pages
+ * (DMA_TO_DEVICE) and maps them into an MR of its own, allocated for the
+ * lease in the device's PD (ib_alloc_mr(), never
+ * IB_PD_UNSAFE_GLOBAL_RKEY), with a new key byte (ib_update_fast_reg_key())
+ * and a random address (iova) instead of the pages' DMA address
+ * (gb_rdma_lease_rebase()). The REG_MR WRs, access
  * IB_ACCESS_REMOTE_READ only, go in one chain in front of the R_LOOKUP
  * SEND, so they have executed before the client can see the rkey.
  *
@@ -112,6 +113,27 @@ static bool gb_rdma_lease_charge(struct gb_rdma_conn *conn, u32 len)
 		return false;
 	}
 	conn->lease_bytes += len;
+	return true;
+}
+
+/*
+ * gb_rdma_lease_fits() - whether a lease of at least @len bytes can still
+ * be charged: the same caps as gb_rdma_lease_charge(), checked (and a
+ * refusal counted) before the page walk, so that a client at its cap pays
+ * one compare per key, not an allocation and a page reference per page.
+ */
+static bool gb_rdma_lease_fits(struct gb_rdma_conn *conn, u32 len)
+{
+	u64 cap = gb_store_memory() >> GB_RDMA_LEASE_MEM_SHIFT;
+
+	if (conn->lease_bytes + len > GB_RDMA_LEASE_CONN_BYTES) {
+		conn->st.leases_busy_conn++;
+		return false;
+	}
+	if ((u64)atomic64_read(&gb_rdma_lease_bytes_all) + len > cap) {
+		conn->st.leases_busy_global++;
+		return false;
+	}
 	return true;
 }
 
@@ -327,7 +349,8 @@ void gb_rdma_lease_work(struct work_struct *work)
  */
 static void gb_rdma_lease_rebase(struct ib_mr *mr)
 {
-	mr->iova = ((u64)get_random_u32() << PAGE_SHIFT) |
+	/* 44 - PAGE_SHIFT random bits of page number, whatever the page size */
+	mr->iova = ((u64)(get_random_u32() >> (PAGE_SHIFT - 12)) << PAGE_SHIFT) |
 		   offset_in_page(mr->iova);
 }
 
@@ -356,6 +379,11 @@ static int gb_rdma_lease_take(struct gb_rdma_conn *conn, u32 i,
 	struct ib_mr *mr;
 	int ret, got;
 
+	/* the charge below is at least PAGE_ALIGN(len) */
+	if (!gb_rdma_lease_fits(conn, PAGE_ALIGN(len))) {
+		ret = -EAGAIN;
+		goto unwind;
+	}
 	/* the pages of len bytes, one more if the first starts inside */
 	nsg = min_t(u32, DIV_ROUND_UP(len, PAGE_SIZE) + 1, GB_RDMA_OS_SGES);
 	l->sgl = kmalloc_array(nsg, sizeof(*l->sgl), GFP_KERNEL);
