@@ -85,6 +85,28 @@ u64 gb_rdma_leased_bytes(void)
 	return (u64)atomic64_read(&gb_rdma_lease_bytes_all);
 }
 
+/*
+ * gb_rdma_lease_fits() - whether a lease of @len bytes is within both caps
+ * now (a refusal counted): gb_rdma_lease_charge()'s check, also made
+ * before the page walk with a lower bound of the charge, so that a client
+ * at its cap pays one compare per key, not an allocation and a page
+ * reference per page.
+ */
+static bool gb_rdma_lease_fits(struct gb_rdma_conn *conn, u32 len)
+{
+	u64 cap = gb_store_memory() >> GB_RDMA_LEASE_MEM_SHIFT;
+
+	if (conn->lease_bytes + len > GB_RDMA_LEASE_CONN_BYTES) {
+		conn->st.leases_busy_conn++;
+		return false;
+	}
+	if ((u64)atomic64_read(&gb_rdma_lease_bytes_all) + len > cap) {
+		conn->st.leases_busy_global++;
+		return false;
+	}
+	return true;
+}
+
 /**
  * gb_rdma_lease_charge() - count @len leased bytes against both caps
  * @conn: connection (conn->work)
@@ -103,37 +125,15 @@ static bool gb_rdma_lease_charge(struct gb_rdma_conn *conn, u32 len)
 {
 	u64 cap = gb_store_memory() >> GB_RDMA_LEASE_MEM_SHIFT;
 
-	if (conn->lease_bytes + len > GB_RDMA_LEASE_CONN_BYTES) {
-		conn->st.leases_busy_conn++;
+	if (!gb_rdma_lease_fits(conn, len))
 		return false;
-	}
+	/* connections racing for the last bytes: the add decides */
 	if ((u64)atomic64_add_return(len, &gb_rdma_lease_bytes_all) > cap) {
 		atomic64_sub(len, &gb_rdma_lease_bytes_all);
 		conn->st.leases_busy_global++;
 		return false;
 	}
 	conn->lease_bytes += len;
-	return true;
-}
-
-/*
- * gb_rdma_lease_fits() - whether a lease of at least @len bytes can still
- * be charged: the same caps as gb_rdma_lease_charge(), checked (and a
- * refusal counted) before the page walk, so that a client at its cap pays
- * one compare per key, not an allocation and a page reference per page.
- */
-static bool gb_rdma_lease_fits(struct gb_rdma_conn *conn, u32 len)
-{
-	u64 cap = gb_store_memory() >> GB_RDMA_LEASE_MEM_SHIFT;
-
-	if (conn->lease_bytes + len > GB_RDMA_LEASE_CONN_BYTES) {
-		conn->st.leases_busy_conn++;
-		return false;
-	}
-	if ((u64)atomic64_read(&gb_rdma_lease_bytes_all) + len > cap) {
-		conn->st.leases_busy_global++;
-		return false;
-	}
 	return true;
 }
 
