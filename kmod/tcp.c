@@ -165,6 +165,7 @@ struct gb_tcp_conn {
 	int ran_cpu;		/* where it last ran, -1: not yet */
 	u64 id;
 	bool kill;
+	bool abort;		/* reset, not FIN: a write stall (idle work) */
 	/*
 	 * Both addresses are read once at accept: kernel_getpeername() and
 	 * kernel_getsockname() take lock_sock() (they sleep), and the
@@ -932,6 +933,14 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	 */
 	if (c->closing && list_empty(&c->out))
 		gb_conn_drain(c);
+	/*
+	 * A client that stopped reading gets a reset: a FIN would queue
+	 * behind the replies its zero window holds, and the orphaned socket
+	 * would keep their pages referenced (quarantined in the pool) until
+	 * TCP gave up probing it, minutes later. The reset frees them now.
+	 */
+	if (READ_ONCE(c->abort))
+		sock_no_linger(sk);
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
 	while (!list_empty(&c->out))
@@ -1243,6 +1252,7 @@ static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
 	if (READ_ONCE(c->kill) || !time_after(jiffies, c->stall_since + limit))
 		return false;
 	atomic64_inc(&gb_tcp_ctr(c->l)->write_stalls);
+	WRITE_ONCE(c->abort, true);	/* before the kill that queues it */
 	return true;
 }
 
