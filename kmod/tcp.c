@@ -52,7 +52,9 @@
  * point and resumes where it stopped once the queue drained
  * (GB_MC_SUSPEND). A connection whose queued output (in the queue or
  * unacknowledged in the socket) makes no progress for the listener's
- * write_timeout is closed (write_stalls).
+ * write_timeout is reset (write_stalls): so is any connection closed while
+ * output waits (gb_conn_out_waiting()), so that no orphaned socket keeps
+ * pages referenced behind a window that stays shut.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -165,7 +167,12 @@ struct gb_tcp_conn {
 	int ran_cpu;		/* where it last ran, -1: not yet */
 	u64 id;
 	bool kill;
-	bool abort;		/* reset, not FIN: a write stall (idle work) */
+	/*
+	 * Close with a reset: output waited when it was killed. Set under
+	 * gb_tcp_lock while @c is on gb_tcp_conns; gb_conn_close() reads it
+	 * after its list_del() under that lock.
+	 */
+	bool abort;
 	/*
 	 * Both addresses are read once at accept: kernel_getpeername() and
 	 * kernel_getsockname() take lock_sock() (they sleep), and the
@@ -912,6 +919,7 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 {
 	struct gb_tcp_listener *l = c->l;
 	struct sock *sk = c->sock->sk;
+	bool abort;
 
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
@@ -931,17 +939,21 @@ static void gb_conn_close(struct gb_tcp_conn *c)
 	 * Closing politely with everything sent: unread input would make
 	 * tcp_close() reset the connection and drop what is still in flight.
 	 */
-	if (c->closing && list_empty(&c->out))
+	abort = READ_ONCE(c->abort);
+	if (c->closing && list_empty(&c->out) && !abort)
 		gb_conn_drain(c);
 	/*
-	 * A client that stopped reading gets a reset: a FIN would queue
-	 * behind the replies its zero window holds, and the orphaned socket
-	 * would keep their pages referenced (quarantined in the pool) until
-	 * TCP gave up probing it, minutes later. The reset frees them now.
+	 * Output that waited when the connection was killed (a client that
+	 * stopped reading) ends with a reset: a FIN would queue behind the
+	 * replies its zero window holds, and the orphaned socket would keep
+	 * their pages referenced (quarantined in the pool) until TCP gave up
+	 * probing it, minutes later. Linger 0 and no shutdown: tcp_close()
+	 * purges the write queue and sends the RST in any state.
 	 */
-	if (READ_ONCE(c->abort))
+	if (abort)
 		sock_no_linger(sk);
-	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	else
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	sock_release(c->sock);
 	while (!list_empty(&c->out))
 		gb_out_free(c, list_first_entry(&c->out, struct gb_out, node));
@@ -1226,6 +1238,27 @@ static void gb_listen_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/* Output waits: queued here, or unacknowledged in the socket. */
+static bool gb_conn_out_waiting(struct gb_tcp_conn *c)
+{
+	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
+
+	return READ_ONCE(c->out_bytes) ||
+	       READ_ONCE(tp->write_seq) != READ_ONCE(tp->snd_una);
+}
+
+/*
+ * gb_conn_kill() - close @c from its work, with a reset if output waits
+ * (see gb_conn_close()). Caller holds gb_tcp_lock, @c is on gb_tcp_conns.
+ */
+static void gb_conn_kill(struct gb_tcp_conn *c)
+{
+	if (gb_conn_out_waiting(c))
+		WRITE_ONCE(c->abort, true);
+	WRITE_ONCE(c->kill, true);
+	gb_tcp_queue(c);
+}
+
 /*
  * Has @c had output waiting (queued, or in the socket unacknowledged)
  * without any progress for the listener's write_timeout? Sampled once a
@@ -1240,10 +1273,9 @@ static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
 	unsigned long limit = (unsigned long)c->l->cfg.write_timeout * HZ;
 	u32 una = READ_ONCE(tp->snd_una);
 	u64 out = READ_ONCE(c->bytes_out);
-	bool waiting = READ_ONCE(c->out_bytes) ||
-		       READ_ONCE(tp->write_seq) != una;
 
-	if (!waiting || out != c->stall_out || una != c->stall_una) {
+	if (!gb_conn_out_waiting(c) || out != c->stall_out ||
+	    una != c->stall_una) {
 		c->stall_out = out;
 		c->stall_una = una;
 		c->stall_since = jiffies;
@@ -1252,7 +1284,6 @@ static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
 	if (READ_ONCE(c->kill) || !time_after(jiffies, c->stall_since + limit))
 		return false;
 	atomic64_inc(&gb_tcp_ctr(c->l)->write_stalls);
-	WRITE_ONCE(c->abort, true);	/* before the kill that queues it */
 	return true;
 }
 
@@ -1263,13 +1294,10 @@ static bool gb_conn_write_stalled(struct gb_tcp_conn *c)
  */
 static bool gb_conn_idle(struct gb_tcp_conn *c, unsigned long limit)
 {
-	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
-
 	if (!limit || !time_after(jiffies, READ_ONCE(c->last_rx) + limit))
 		return false;
-	return READ_ONCE(c->rx) == GB_RX_LINE && !READ_ONCE(c->out_bytes) &&
-	       !READ_ONCE(c->sink.resume) &&
-	       READ_ONCE(tp->write_seq) == READ_ONCE(tp->snd_una);
+	return READ_ONCE(c->rx) == GB_RX_LINE && !READ_ONCE(c->sink.resume) &&
+	       !gb_conn_out_waiting(c);
 }
 
 /*
@@ -1282,7 +1310,6 @@ static bool gb_conn_idle(struct gb_tcp_conn *c, unsigned long limit)
  */
 static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 {
-	const struct tcp_sock *tp = tcp_sk(c->sock->sk);
 	unsigned long secs = gb_conn_data_secs(c->l);
 	unsigned long deadline;
 
@@ -1295,8 +1322,7 @@ static bool gb_conn_data_stalled(struct gb_tcp_conn *c)
 	if (!time_after(jiffies, READ_ONCE(c->last_rx) + secs * HZ) &&
 	    !time_after(jiffies, deadline))
 		return false;
-	if (READ_ONCE(c->out_bytes) ||
-	    READ_ONCE(tp->write_seq) != READ_ONCE(tp->snd_una))
+	if (gb_conn_out_waiting(c))
 		return false;
 	atomic64_inc(&gb_tcp_ctr(c->l)->data_stalls);
 	return true;
@@ -1342,8 +1368,7 @@ static void gb_tcp_idle_work(struct work_struct *work)
 			continue;
 		if (gb_conn_idle(c, limit) || gb_conn_deadline_passed(c) ||
 		    gb_conn_data_stalled(c) || gb_conn_write_stalled(c)) {
-			WRITE_ONCE(c->kill, true);
-			gb_tcp_queue(c);
+			gb_conn_kill(c);
 		} else if (gb_conn_send_stuck(c)) {
 			atomic64_inc(&gb_tcp_send_retries);
 			gb_tcp_queue(c);
@@ -1504,12 +1529,9 @@ static void gb_tcp_stop(struct gb_tcp_listener *l)
 	gb_event_listener(gb_tcp_kind(l), l->id, &l->cfg.addr, false);
 	spin_lock(&gb_tcp_lock);
 	list_del(&l->node);
-	list_for_each_entry(c, &gb_tcp_conns, node) {
-		if (c->l == l) {
-			WRITE_ONCE(c->kill, true);
-			gb_tcp_queue(c);
-		}
-	}
+	list_for_each_entry(c, &gb_tcp_conns, node)
+		if (c->l == l)
+			gb_conn_kill(c);
 	l->stopped = true;
 	free_l = !l->nconns;
 	spin_unlock(&gb_tcp_lock);
