@@ -3,6 +3,7 @@
  * libgoblin: transport-independent entry points, argument checks, error
  * reporting and the generic copy path.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -234,11 +235,34 @@ int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize)
 	return 0;
 }
 
+/* 0.3 appended one_sided: the older layout is the same up to there. */
+static_assert(offsetof(struct gb_connect_opts, one_sided) ==
+	      sizeof(struct gb_connect_opts_v1) &&
+	      offsetof(struct gb_connect_opts, spin_us) ==
+	      offsetof(struct gb_connect_opts_v1, spin_us),
+	      "struct gb_connect_opts: only appended to since 0.2.0");
+
+/*
+ * The caller's options of @size bytes, this layout, a newer one (its new
+ * fields unset) or that of 0.1.0/0.2.0 (one_sided 0), into @o.
+ */
+int gb_connect_opts_in(struct gb_connect_opts *o, const void *src,
+		       size_t size)
+{
+	if (size == sizeof(struct gb_connect_opts_v1)) {
+		memset(o, 0, sizeof(*o));
+		memcpy(o, src, size);
+		return 0;
+	}
+	return gb_struct_in(o, sizeof(*o), src, size);
+}
+
 void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size)
 {
-	if (!o || size < sizeof(*o))
+	if (!o || (size < sizeof(*o) &&
+		   size != sizeof(struct gb_connect_opts_v1)))
 		return;
-	memset(o, 0, size);
+	memset(o, 0, size);	/* the fields set below are in every layout */
 	o->transport = GB_TRANSPORT_TCP;
 	o->host = "127.0.0.1";
 	o->port = 11211;
@@ -251,7 +275,7 @@ int gb_connect_sz(const struct gb_connect_opts *uo, size_t size,
 	int ret;
 
 	gb_connect_err[0] = '\0';
-	ret = uo ? gb_struct_in(&opts, sizeof(opts), uo, size) : -GB_EINVAL;
+	ret = uo ? gb_connect_opts_in(&opts, uo, size) : -GB_EINVAL;
 	if (ret) {
 		snprintf(gb_connect_err, sizeof(gb_connect_err), "%s",
 			 ret == -GB_ENOTSUP ?
@@ -259,7 +283,7 @@ int gb_connect_sz(const struct gb_connect_opts *uo, size_t size,
 			 "invalid argument");
 		return ret;
 	}
-	if (!connp || !o->host) {
+	if (!connp || !o->host || (o->one_sided != 0 && o->one_sided != 1)) {
 		snprintf(gb_connect_err, sizeof(gb_connect_err),
 			 "invalid argument");
 		return -GB_EINVAL;

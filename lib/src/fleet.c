@@ -7,6 +7,7 @@
  * State of a server is touched by one thread at a time: the caller's, or
  * during gb_fleet_get_many() the one worker that owns its batch.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -80,13 +81,55 @@ struct gb_fleet {
 	char err[GB_ERRMSG_LEN];
 };
 
+static_assert(offsetof(struct gb_fleet_server, conn) == 0 &&
+	      offsetof(struct gb_fleet_server_v1, conn) == 0,
+	      "struct gb_fleet_server: conn first");
+
+/* Is @size the size of a struct gb_fleet_server layout this library takes? */
+static bool srv_size_ok(size_t size)
+{
+	return size >= sizeof(struct gb_fleet_server) ||
+	       size == sizeof(struct gb_fleet_server_v1);
+}
+
+/* The caller's server entry of @size bytes (any layout) into @dst. */
+static int srv_in(struct gb_fleet_server *dst, const void *src, size_t size)
+{
+	const struct gb_fleet_server_v1 *v = src;
+
+	if (size != sizeof(*v))
+		return gb_struct_in(dst, sizeof(*dst), src, size);
+	memset(dst, 0, sizeof(*dst));
+	memcpy(&dst->conn, &v->conn, sizeof(v->conn));
+	dst->weight = v->weight;
+	dst->ring_name = v->ring_name;
+	return 0;
+}
+
+/* @src into the caller's entry of @size bytes (any layout). */
+static int srv_out(void *dst, size_t size, const struct gb_fleet_server *src)
+{
+	struct gb_fleet_server_v1 *v = dst;
+
+	if (size != sizeof(*v))
+		return gb_struct_out(dst, size, src, sizeof(*src));
+	memset(v, 0, sizeof(*v));
+	memcpy(&v->conn, &src->conn, sizeof(v->conn));
+	v->weight = src->weight;
+	v->ring_name = src->ring_name;
+	return 0;
+}
+
 void gb_fleet_server_init_sz(struct gb_fleet_server *s, size_t size)
 {
-	if (!s || size < sizeof(*s))
+	struct gb_fleet_server one;
+
+	if (!s || !srv_size_ok(size))
 		return;
-	memset(s, 0, size);
-	gb_connect_opts_init(&s->conn);
-	s->weight = 1;
+	memset(&one, 0, sizeof(one));
+	gb_connect_opts_init(&one.conn);
+	one.weight = 1;
+	srv_out(s, size, &one);
 }
 
 void gb_fleet_opts_init_sz(struct gb_fleet_opts *o, size_t size)
@@ -221,7 +264,7 @@ int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
 	char *strs;
 	int ret;
 
-	if (!list || !servers || !n || size < sizeof(one))
+	if (!list || !servers || !n || !srv_size_ok(size))
 		return -GB_EINVAL;
 	for (p = list; *p;) {
 		while (*p && list_sep(*p))
@@ -253,7 +296,7 @@ int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
 			free(arr);
 			return ret;
 		}
-		gb_struct_out(arr + i++ * size, size, &one, sizeof(one));
+		srv_out(arr + i++ * size, size, &one);
 	}
 	*servers = (struct gb_fleet_server *)arr;
 	*n = cnt;
@@ -383,8 +426,7 @@ int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
 	}
 	for (i = 0; i < n; i++) {
 		f->n = i + 1;
-		ret = gb_struct_in(&in, sizeof(in),
-				   (const char *)servers + i * ssize, ssize);
+		ret = srv_in(&in, (const char *)servers + i * ssize, ssize);
 		if (ret) {
 			create_fail(ret, "server %zu: unknown layout", i);
 			goto fail;

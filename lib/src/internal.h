@@ -121,6 +121,34 @@ int gb_server_text_err(struct gb_conn *c, const char *line, size_t len);
  */
 int gb_struct_in(void *dst, size_t dsize, const void *src, size_t ssize);
 int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize);
+
+/*
+ * Older layouts still accepted. struct gb_connect_opts of libgoblin 0.1.0
+ * and 0.2.0 ended at spin_us (0.3 appended one_sided); struct
+ * gb_fleet_server embeds it, so its fields after conn moved as well. The
+ * library tells them apart by the size the caller's header passed.
+ */
+struct gb_connect_opts_v1 {
+	enum gb_transport transport;
+	const char *host;
+	uint16_t port;
+	const char *bind_host;
+	uint32_t window_size;
+	uint32_t windows;
+	uint32_t credits;
+	uint32_t set_max;
+	int timeout_ms;
+	int spin_us;
+};
+
+struct gb_fleet_server_v1 {
+	struct gb_connect_opts_v1 conn;
+	uint32_t weight;
+	const char *ring_name;
+};
+
+int gb_connect_opts_in(struct gb_connect_opts *o, const void *src,
+		       size_t size);
 size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len);
 
 int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,

@@ -181,7 +181,8 @@ struct rd_crc {
  * @os_mr:        its registration (local write)
  * @os_held:      we may hold leases: the next LOOKUP releases them
  * @os_read_done: the READ in flight completed
- * @os_test:      GOBLIN_RDMA_ONESIDED_TEST (tests only): 1 forge the rkey,
+ * @os_test:      GOBLIN_RDMA_ONESIDED_TEST, read only by the test build
+ *                (libgoblin-test.a, GB_TESTING; rd_os_test()): 1 forge the rkey,
  *                2 the address, 3 READ after the lease ran out, 4 wait
  *                GOBLIN_RDMA_ONESIDED_PAUSE_MS before the READ (inside
  *                the lease), 5 never release leases (a client hoarding
@@ -237,13 +238,34 @@ struct gb_rdma {
 	struct ibv_mr *os_mr;
 	bool os_held;
 	bool os_read_done;
+#ifdef GB_TESTING
 	int os_test;
+#endif
 };
 
 static inline struct gb_rdma *to_rdma(struct gb_conn *c)
 {
 	return (struct gb_rdma *)c;
 }
+
+/*
+ * The one-sided test hooks (forged rkeys and addresses, late READs,
+ * hoarding): only in libgoblin-test.a, which the tests link. In the
+ * shipped library this is 0 and the compiler drops the hooks, so no
+ * environment can make it misbehave.
+ */
+#ifdef GB_TESTING
+static inline int rd_os_test(const struct gb_rdma *r)
+{
+	return r->os_test;
+}
+#else
+static inline int rd_os_test(const struct gb_rdma *r)
+{
+	(void)r;
+	return 0;
+}
+#endif
 
 static int rd_valid_key(const char *key, size_t klen)
 {
@@ -1510,7 +1532,7 @@ static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
 		lk->n++;
 	if (!lk->n)
 		return gb_fail(&r->c, GB_EKEY, "bad key");
-	if (r->os_held && r->os_test != 5)
+	if (r->os_held && rd_os_test(r) != 5)
 		g->flags = gbr_cpu16(GB_RDMA_LOOKUP_RELEASE);
 	tag = r->next_tag++;
 	lk->sent_ns = gb_now_ns();
@@ -1556,10 +1578,10 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 
 	if (!len)
 		return 0;
-	if (r->os_test == 6)
+	if (rd_os_test(r) == 6)
 		fprintf(stderr, "# desc addr=0x%016llx rkey=0x%08x len=%u\n",
 			(unsigned long long)addr, rkey, len);
-	switch (r->os_test) {
+	switch (rd_os_test(r)) {
 	case 1:
 		rkey ^= 0x80;	/* another key byte: not the MR's rkey */
 		break;
@@ -2048,8 +2070,10 @@ static int rd_connect(const struct gb_connect_opts *o, bool crc,
 	r->rec_max = RD_REC;
 	r->fold_on = fold != 0;	/* asked for; rd_accepted(): granted */
 	r->os_on = os;		/* likewise */
+#ifdef GB_TESTING
 	if (os && getenv("GOBLIN_RDMA_ONESIDED_TEST"))
 		r->os_test = atoi(getenv("GOBLIN_RDMA_ONESIDED_TEST"));
+#endif
 	if (o->spin_us > 0)
 		r->spin_ns = (uint64_t)o->spin_us * 1000;
 	else if (!o->spin_us)
@@ -2182,11 +2206,16 @@ int gb_rdma_connect(const struct gb_connect_opts *o, struct gb_conn **connp,
 		    char *err, size_t errlen)
 {
 	const char *e = getenv("GOBLIN_RDMA_ONESIDED");
-	bool os = e && !strcmp(e, "1");
+	bool os = o->one_sided == 1;
 	uint32_t fold = rd_fold_size();
 	bool old_server = false;
 	int ret;
 
+	/* the environment overrides gb_connect_opts.one_sided */
+	if (e && !strcmp(e, "1"))
+		os = true;
+	else if (e && !strcmp(e, "0"))
+		os = false;
 	ret = rd_connect(o, true, fold, os, connp, err, errlen, &old_server);
 	/* a server of revision 3.2 refuses the ONESIDED flag: do without */
 	if (ret == -GB_EREJECTED && old_server && os)

@@ -92,6 +92,10 @@ enum gb_error {
  *               0 = library default (GB_SPIN_US_DEFAULT), negative = never
  *               spin (always sleep). Spinning trades a CPU for lower
  *               latency.
+ * @one_sided:   RDMA: 1 = ask the server for one-sided reads (protocol
+ *               3.3, see gb_get_onesided()), 0 = do not (default); other
+ *               values are refused (GB_EINVAL). GOBLIN_RDMA_ONESIDED=1 or
+ *               =0 in the environment overrides it. Since 0.3.
  * Call gb_connect_opts_init() first so new fields get defaults. Fields
  * are only ever appended (see the ABI note at the top).
  */
@@ -106,6 +110,7 @@ struct gb_connect_opts {
 	uint32_t set_max;
 	int timeout_ms;
 	int spin_us;
+	int one_sided;
 };
 
 /* Default RDMA busy-poll period before sleeping (see gb_connect_opts). */
@@ -221,9 +226,10 @@ struct gb_crc_stats {
 };
 
 /*
- * One-sided reads (RDMA protocol 3.3): with GOBLIN_RDMA_ONESIDED=1 in the
- * environment at connect, an RDMA connection asks the server for them;
- * the server grants them while its store setting rdma_lease_ms is not 0.
+ * One-sided reads (RDMA protocol 3.3): with gb_connect_opts.one_sided = 1
+ * (or GOBLIN_RDMA_ONESIDED=1 in the environment at connect), an RDMA
+ * connection asks the server for them; the server grants them while its
+ * store setting rdma_lease_ms is not 0.
  * gb_get_onesided() and gb_get_many_onesided() then resolve keys with one
  * LOOKUP per batch of up to 12 and RDMA-READ each value from the server's
  * memory, with no server CPU on the data path; a value in a tail file,

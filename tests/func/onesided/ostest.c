@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ostest: libgoblin client for tests/func/onesided (RDMA protocol 3.3,
- * one-sided reads). Connects over RDMA with GOBLIN_RDMA_ONESIDED=1 set by
- * the caller and runs one mode; prints "# ..." diagnostics and the
+ * one-sided reads), linked with libgoblin-test.a (the test hooks). Connects
+ * over RDMA asking for one-sided reads (gb_connect_opts.one_sided; not
+ * with OSTEST_ONE_SIDED=0 in the environment, and GOBLIN_RDMA_ONESIDED
+ * overrides either) and runs one mode; prints "# ..." diagnostics and the
  * one-sided counters as "os lookups=N reads=N fallbacks=N crc=N active=N";
  * exits 0 on success.
  *
@@ -172,6 +174,9 @@ int main(int argc, char **argv)
 	o.host = argv[1];
 	o.port = (uint16_t)atoi(argv[2]);
 	o.timeout_ms = 60000;
+	arg = getenv("OSTEST_ONE_SIDED");
+	o.one_sided = !arg || strcmp(arg, "0");
+	arg = argv[4];
 	ret = gb_connect(&o, &c);
 	if (ret) {
 		printf("# connect: %s\n", gb_strerror(ret));
