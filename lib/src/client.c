@@ -235,26 +235,69 @@ int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize)
 	return 0;
 }
 
-/* 0.3 appended one_sided: the older layout is the same up to there. */
-static_assert(offsetof(struct gb_connect_opts, one_sided) ==
-	      sizeof(struct gb_connect_opts_v1) &&
+/*
+ * 0.3 appended one_sided and reserved[]: the older layout is the same up
+ * to there, field for field.
+ */
+static_assert(offsetof(struct gb_connect_opts, transport) ==
+	      offsetof(struct gb_connect_opts_v1, transport) &&
+	      offsetof(struct gb_connect_opts, host) ==
+	      offsetof(struct gb_connect_opts_v1, host) &&
+	      offsetof(struct gb_connect_opts, port) ==
+	      offsetof(struct gb_connect_opts_v1, port) &&
+	      offsetof(struct gb_connect_opts, bind_host) ==
+	      offsetof(struct gb_connect_opts_v1, bind_host) &&
+	      offsetof(struct gb_connect_opts, window_size) ==
+	      offsetof(struct gb_connect_opts_v1, window_size) &&
+	      offsetof(struct gb_connect_opts, windows) ==
+	      offsetof(struct gb_connect_opts_v1, windows) &&
+	      offsetof(struct gb_connect_opts, credits) ==
+	      offsetof(struct gb_connect_opts_v1, credits) &&
+	      offsetof(struct gb_connect_opts, set_max) ==
+	      offsetof(struct gb_connect_opts_v1, set_max) &&
+	      offsetof(struct gb_connect_opts, timeout_ms) ==
+	      offsetof(struct gb_connect_opts_v1, timeout_ms) &&
 	      offsetof(struct gb_connect_opts, spin_us) ==
-	      offsetof(struct gb_connect_opts_v1, spin_us),
+	      offsetof(struct gb_connect_opts_v1, spin_us) &&
+	      offsetof(struct gb_connect_opts, one_sided) ==
+	      sizeof(struct gb_connect_opts_v1),
 	      "struct gb_connect_opts: only appended to since 0.2.0");
+/*
+ * No tail padding: a field a later version puts in a reserved[] slot is
+ * seen (and refused while unknown) by this one. The size is frozen: struct
+ * gb_fleet_server embeds this structure first, so growing it would move
+ * that one's fields again (see fleet.c).
+ */
+static_assert(sizeof(struct gb_connect_opts) ==
+	      offsetof(struct gb_connect_opts, reserved) +
+	      sizeof(((struct gb_connect_opts *)0)->reserved) &&
+	      (sizeof(void *) != 8 || sizeof(struct gb_connect_opts) == 80),
+	      "struct gb_connect_opts: no tail padding, 80 bytes on LP64");
 
 /*
  * The caller's options of @size bytes, this layout, a newer one (its new
  * fields unset) or that of 0.1.0/0.2.0 (one_sided 0), into @o.
+ * Return: 0, -GB_EINVAL (a size of no layout) or -GB_ENOTSUP (fields
+ * or reserved[] slots this library does not know are set).
  */
 int gb_connect_opts_in(struct gb_connect_opts *o, const void *src,
 		       size_t size)
 {
+	size_t i;
+	int ret;
+
 	if (size == sizeof(struct gb_connect_opts_v1)) {
 		memset(o, 0, sizeof(*o));
 		memcpy(o, src, size);
 		return 0;
 	}
-	return gb_struct_in(o, sizeof(*o), src, size);
+	ret = gb_struct_in(o, sizeof(*o), src, size);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(o->reserved); i++)
+		if (o->reserved[i])
+			return -GB_ENOTSUP;
+	return 0;
 }
 
 void gb_connect_opts_init_sz(struct gb_connect_opts *o, size_t size)

@@ -81,55 +81,100 @@ struct gb_fleet {
 	char err[GB_ERRMSG_LEN];
 };
 
+/*
+ * struct gb_fleet_server embeds struct gb_connect_opts first: growing that
+ * moves weight and ring_name, which breaks every program built with the
+ * older headers (0.3 did, once: the LIBGOBLIN_1 entry points below keep
+ * taking the 0.1/0.2 layout). gb_connect_opts has reserved[] slots for
+ * new options instead (client.c asserts it has no tail padding). Should it
+ * ever have to grow again: add a struct gb_fleet_server_v2 conversion,
+ * new symbol versions of gb_fleet_server_init_sz(), gb_fleet_parse_sz()
+ * and gb_fleet_create_sz() in libgoblin.map and debian/libgoblin1.symbols.
+ */
 static_assert(offsetof(struct gb_fleet_server, conn) == 0 &&
-	      offsetof(struct gb_fleet_server_v1, conn) == 0,
-	      "struct gb_fleet_server: conn first");
+	      offsetof(struct gb_fleet_server_v1, conn) == 0 &&
+	      offsetof(struct gb_fleet_server, weight) ==
+	      sizeof(struct gb_connect_opts) &&
+	      (sizeof(void *) != 8 || (sizeof(struct gb_connect_opts) == 80 &&
+				       sizeof(struct gb_fleet_server) == 96)),
+	      "growing struct gb_connect_opts moves struct gb_fleet_server");
 
-/* Is @size the size of a struct gb_fleet_server layout this library takes? */
-static bool srv_size_ok(size_t size)
+/*
+ * Layouts of struct gb_fleet_server: SRV_V1 is that of 0.1/0.2 (taken by
+ * the LIBGOBLIN_1 versions of the calls using it), SRV_CUR this header's
+ * (the LIBGOBLIN_1.2 versions). Each version takes its layout and, by the
+ * rule of <goblin/client.h>, larger sizes whose tail is zero.
+ */
+enum srv_layout { SRV_V1, SRV_CUR };
+
+static size_t srv_size(enum srv_layout l)
 {
-	return size >= sizeof(struct gb_fleet_server) ||
-	       size == sizeof(struct gb_fleet_server_v1);
+	return l == SRV_V1 ? sizeof(struct gb_fleet_server_v1) :
+			     sizeof(struct gb_fleet_server);
 }
 
-/* The caller's server entry of @size bytes (any layout) into @dst. */
-static int srv_in(struct gb_fleet_server *dst, const void *src, size_t size)
+/* The caller's entry of @size bytes, in layout @l, into @dst. */
+static int srv_in(struct gb_fleet_server *dst, const void *src, size_t size,
+		  enum srv_layout l)
 {
-	const struct gb_fleet_server_v1 *v = src;
+	struct gb_fleet_server_v1 v;
+	int ret;
 
-	if (size != sizeof(*v))
+	if (l == SRV_CUR)
 		return gb_struct_in(dst, sizeof(*dst), src, size);
+	ret = gb_struct_in(&v, sizeof(v), src, size);
+	if (ret)
+		return ret;
 	memset(dst, 0, sizeof(*dst));
-	memcpy(&dst->conn, &v->conn, sizeof(v->conn));
-	dst->weight = v->weight;
-	dst->ring_name = v->ring_name;
+	memcpy(&dst->conn, &v.conn, sizeof(v.conn));	/* one_sided 0 */
+	dst->weight = v.weight;
+	dst->ring_name = v.ring_name;
 	return 0;
 }
 
-/* @src into the caller's entry of @size bytes (any layout). */
-static int srv_out(void *dst, size_t size, const struct gb_fleet_server *src)
+/* @src into the caller's entry of @size bytes, in layout @l. */
+static int srv_out(void *dst, size_t size, const struct gb_fleet_server *src,
+		   enum srv_layout l)
 {
-	struct gb_fleet_server_v1 *v = dst;
+	struct gb_fleet_server_v1 v;
 
-	if (size != sizeof(*v))
+	if (l == SRV_CUR)
 		return gb_struct_out(dst, size, src, sizeof(*src));
-	memset(v, 0, sizeof(*v));
-	memcpy(&v->conn, &src->conn, sizeof(v->conn));
-	v->weight = src->weight;
-	v->ring_name = src->ring_name;
-	return 0;
+	memset(&v, 0, sizeof(v));
+	memcpy(&v.conn, &src->conn, sizeof(v.conn));
+	v.weight = src->weight;
+	v.ring_name = src->ring_name;
+	return gb_struct_out(dst, size, &v, sizeof(v));
 }
 
-void gb_fleet_server_init_sz(struct gb_fleet_server *s, size_t size)
+/* What gb_fleet_server_init() gives. */
+static void srv_defaults(struct gb_fleet_server *s)
+{
+	memset(s, 0, sizeof(*s));
+	gb_connect_opts_init(&s->conn);
+	s->weight = 1;
+}
+
+static void server_init(void *s, size_t size, enum srv_layout l)
 {
 	struct gb_fleet_server one;
 
-	if (!s || !srv_size_ok(size))
+	if (!s || size < srv_size(l))
 		return;
-	memset(&one, 0, sizeof(one));
-	gb_connect_opts_init(&one.conn);
-	one.weight = 1;
-	srv_out(s, size, &one);
+	srv_defaults(&one);
+	srv_out(s, size, &one, l);
+}
+
+GB_SYMVER("gb_fleet_server_init_sz@LIBGOBLIN_1")
+void gb_fleet_server_init_sz_v1(void *s, size_t size)
+{
+	server_init(s, size, SRV_V1);
+}
+
+GB_SYMVER("gb_fleet_server_init_sz@@LIBGOBLIN_1.2")
+void gb_fleet_server_init_sz_v2(struct gb_fleet_server *s, size_t size)
+{
+	server_init(s, size, SRV_CUR);
 }
 
 void gb_fleet_opts_init_sz(struct gb_fleet_opts *o, size_t size)
@@ -190,7 +235,7 @@ static int parse_one(const char *s, const char *e, struct gb_fleet_server *srv,
 	unsigned long v;
 	char *out = *strs;
 
-	gb_fleet_server_init(srv);
+	srv_defaults(srv);
 	p = memmem(s, (size_t)(e - s), "://", 3);
 	if (p) {
 		char tr[8];
@@ -254,8 +299,8 @@ static int parse_one(const char *s, const char *e, struct gb_fleet_server *srv,
 	return 0;
 }
 
-int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
-		      size_t size, size_t *n)
+static int fleet_parse(const char *list, void **servers, size_t size,
+		       size_t *n, enum srv_layout l)
 {
 	struct gb_fleet_server one;
 	char *arr;
@@ -264,7 +309,7 @@ int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
 	char *strs;
 	int ret;
 
-	if (!list || !servers || !n || !srv_size_ok(size))
+	if (!list || !servers || !n || size < srv_size(l))
 		return -GB_EINVAL;
 	for (p = list; *p;) {
 		while (*p && list_sep(*p))
@@ -296,11 +341,25 @@ int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
 			free(arr);
 			return ret;
 		}
-		srv_out(arr + i++ * size, size, &one);
+		srv_out(arr + i++ * size, size, &one, l);
 	}
-	*servers = (struct gb_fleet_server *)arr;
+	*servers = arr;
 	*n = cnt;
 	return 0;
+}
+
+GB_SYMVER("gb_fleet_parse_sz@LIBGOBLIN_1")
+int gb_fleet_parse_sz_v1(const char *list, void **servers, size_t size,
+			 size_t *n)
+{
+	return fleet_parse(list, servers, size, n, SRV_V1);
+}
+
+GB_SYMVER("gb_fleet_parse_sz@@LIBGOBLIN_1.2")
+int gb_fleet_parse_sz_v2(const char *list, struct gb_fleet_server **servers,
+			 size_t size, size_t *n)
+{
+	return fleet_parse(list, (void **)servers, size, n, SRV_CUR);
 }
 
 /* ---- creation ---- */
@@ -343,6 +402,7 @@ static int srv_init(struct gb_fleet *f, struct fleet_srv *s,
 		    const struct gb_fleet_server *in, size_t idx)
 {
 	const struct gb_connect_opts *c = &in->conn;
+	size_t i;
 	bool v6;
 
 	if (!c->host || !*c->host || strlen(c->host) >= NI_MAXHOST_)
@@ -353,7 +413,18 @@ static int srv_init(struct gb_fleet *f, struct fleet_srv *s,
 	if (in->weight > GB_FLEET_WEIGHT_MAX)
 		return create_fail(-GB_EINVAL, "server %zu: weight %u above %u",
 				   idx, in->weight, GB_FLEET_WEIGHT_MAX);
+	if (c->one_sided != 0 && c->one_sided != 1)
+		return create_fail(-GB_EINVAL,
+				   "server %zu: one_sided %d is neither 0 nor 1",
+				   idx, c->one_sided);
+	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
+		if (c->reserved[i])
+			return create_fail(-GB_ENOTSUP,
+					   "server %zu: conn.reserved[%zu] set (an option this libgoblin does not know)",
+					   idx, i);
 	s->opts = *c;
+	/* no gb_fleet_* call reads one-sided: do not ask for it (fleet.h) */
+	s->opts.one_sided = 0;
 	s->weight = in->weight ? in->weight : 1;
 	s->host = strdup(c->host);
 	s->bind = c->bind_host ? strdup(c->bind_host) : NULL;
@@ -381,9 +452,9 @@ static int srv_init(struct gb_fleet *f, struct fleet_srv *s,
 	return 0;
 }
 
-int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
-		       const struct gb_fleet_server *servers, size_t ssize,
-		       size_t n, struct gb_fleet **fleetp)
+static int fleet_create(const struct gb_fleet_opts *o, size_t osize,
+			const void *servers, size_t ssize, size_t n,
+			struct gb_fleet **fleetp, enum srv_layout l)
 {
 	struct gb_fleet_server in;
 	const char **names = NULL;
@@ -426,7 +497,7 @@ int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
 	}
 	for (i = 0; i < n; i++) {
 		f->n = i + 1;
-		ret = srv_in(&in, (const char *)servers + i * ssize, ssize);
+		ret = srv_in(&in, (const char *)servers + i * ssize, ssize, l);
 		if (ret) {
 			create_fail(ret, "server %zu: unknown layout", i);
 			goto fail;
@@ -464,6 +535,22 @@ fail:
 	free(points);
 	gb_fleet_destroy(f);
 	return ret;
+}
+
+GB_SYMVER("gb_fleet_create_sz@LIBGOBLIN_1")
+int gb_fleet_create_sz_v1(const struct gb_fleet_opts *o, size_t osize,
+			  const void *servers, size_t ssize, size_t n,
+			  struct gb_fleet **fleetp)
+{
+	return fleet_create(o, osize, servers, ssize, n, fleetp, SRV_V1);
+}
+
+GB_SYMVER("gb_fleet_create_sz@@LIBGOBLIN_1.2")
+int gb_fleet_create_sz_v2(const struct gb_fleet_opts *o, size_t osize,
+			  const struct gb_fleet_server *servers, size_t ssize,
+			  size_t n, struct gb_fleet **fleetp)
+{
+	return fleet_create(o, osize, servers, ssize, n, fleetp, SRV_CUR);
 }
 
 /* ---- routing and server state ---- */

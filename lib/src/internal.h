@@ -124,9 +124,11 @@ int gb_struct_out(void *dst, size_t dsize, const void *src, size_t ssize);
 
 /*
  * Older layouts still accepted. struct gb_connect_opts of libgoblin 0.1.0
- * and 0.2.0 ended at spin_us (0.3 appended one_sided); struct
- * gb_fleet_server embeds it, so its fields after conn moved as well. The
- * library tells them apart by the size the caller's header passed.
+ * and 0.2.0 ended at spin_us (0.3 appended one_sided and reserved[]): the
+ * library tells it apart by the size the caller's header passed. struct
+ * gb_fleet_server embeds it, so its fields after conn moved as well: the
+ * functions taking it have a LIBGOBLIN_1 version for this layout and a
+ * LIBGOBLIN_1.2 one for the current (fleet.c, GB_SYMVER).
  */
 struct gb_connect_opts_v1 {
 	enum gb_transport transport;
@@ -149,6 +151,39 @@ struct gb_fleet_server_v1 {
 
 int gb_connect_opts_in(struct gb_connect_opts *o, const void *src,
 		       size_t size);
+
+/*
+ * Symbol versions of an entry point (the nodes are in libgoblin.map):
+ * GB_SYMVER("name@LIBGOBLIN_1") on the definition of a function exports
+ * it as that version of name, which programs linked against it keep
+ * using; "name@@LIBGOBLIN_1.2" makes it the default version, the one
+ * programs link to from now on. The function's own name (gb_*_v1, _v2)
+ * is local in libgoblin.so (libgoblin.map: local: *) and in libgoblin.a
+ * (lib/Makefile localizes gb_*_v[0-9]). An attribute, not top-level
+ * .symver asm, so that it survives LTO.
+ */
+#define GB_SYMVER(ver)	__attribute__((symver(ver), visibility("default")))
+
+/*
+ * fleet.c: the versions of the calls taking struct gb_fleet_server, v1
+ * (@LIBGOBLIN_1) for the 0.1/0.2 layout, v2 (@@LIBGOBLIN_1.2) for this one.
+ */
+struct gb_fleet;
+struct gb_fleet_opts;
+struct gb_fleet_server;
+void gb_fleet_server_init_sz_v1(void *s, size_t size);
+void gb_fleet_server_init_sz_v2(struct gb_fleet_server *s, size_t size);
+int gb_fleet_parse_sz_v1(const char *list, void **servers, size_t size,
+			 size_t *n);
+int gb_fleet_parse_sz_v2(const char *list, struct gb_fleet_server **servers,
+			 size_t size, size_t *n);
+int gb_fleet_create_sz_v1(const struct gb_fleet_opts *o, size_t osize,
+			  const void *servers, size_t ssize, size_t n,
+			  struct gb_fleet **fleetp);
+int gb_fleet_create_sz_v2(const struct gb_fleet_opts *o, size_t osize,
+			  const struct gb_fleet_server *servers, size_t ssize,
+			  size_t n, struct gb_fleet **fleetp);
+
 size_t gb_sanitize(char *dst, size_t dstlen, const char *src, size_t len);
 
 int gb_tcp_connect(const struct gb_connect_opts *o, struct gb_conn **connp,

@@ -19,8 +19,17 @@
  * gb_connect_opts, struct gb_view, and those of <goblin/fleet.h>) is an
  * inline wrapper passing sizeof() of the caller's structure to a *_sz
  * entry point; fields are only ever appended, and a library accepts the
- * sizes of every older version of its headers. struct gb_timestamps is
- * frozen: it never changes.
+ * sizes of every older version of its headers, and those of newer ones
+ * whose fields it does not know are 0 (else -GB_ENOTSUP). struct
+ * gb_timestamps is frozen: it never changes.
+ * The one exception so far: 0.3 appended to struct gb_connect_opts, which
+ * moved the fields of struct gb_fleet_server after its embedded conn.
+ * The three fleet calls taking that structure got new symbol versions
+ * (LIBGOBLIN_1.2; the LIBGOBLIN_1 ones keep taking the 0.1/0.2 layout),
+ * so a program built with these headers needs libgoblin 0.3 or later:
+ * an older library is refused by the dynamic loader, not misread.
+ * struct gb_connect_opts now keeps reserved room for later options, so
+ * that it, and with it struct gb_fleet_server, never grows again.
  *
  * See libgoblin(3) and Documentation/libgoblin.rst.
  */
@@ -95,9 +104,16 @@ enum gb_error {
  * @one_sided:   RDMA: 1 = ask the server for one-sided reads (protocol
  *               3.3, see gb_get_onesided()), 0 = do not (default); other
  *               values are refused (GB_EINVAL). GOBLIN_RDMA_ONESIDED=1 or
- *               =0 in the environment overrides it. Since 0.3.
- * Call gb_connect_opts_init() first so new fields get defaults. Fields
- * are only ever appended (see the ABI note at the top).
+ *               =0 in the environment overrides it. Ignored over TCP
+ *               and in a fleet's servers (see <goblin/fleet.h>). Since
+ *               0.3; a library older than 0.3 refuses a nonzero value
+ *               with -GB_ENOTSUP.
+ * @reserved:    must be 0 (gb_connect_opts_init() clears it), else
+ *               -GB_ENOTSUP: room for the options of later versions, so
+ *               that this structure (and struct gb_fleet_server, which
+ *               embeds it) keeps its size. Since 0.3.
+ * Call gb_connect_opts_init() first so new fields get defaults. New
+ * options take slots of @reserved (see the ABI note at the top).
  */
 struct gb_connect_opts {
 	enum gb_transport transport;
@@ -111,6 +127,7 @@ struct gb_connect_opts {
 	int timeout_ms;
 	int spin_us;
 	int one_sided;
+	uint32_t reserved[5];	/* no tail padding on LP64 nor ILP32 */
 };
 
 /* Default RDMA busy-poll period before sleeping (see gb_connect_opts). */

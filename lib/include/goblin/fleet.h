@@ -24,6 +24,15 @@
  * gb_fleet_state follow the rule of <goblin/client.h>: the functions using
  * them are inline wrappers passing the caller's sizeof() to *_sz entry
  * points (an array of servers is walked with the caller's element size).
+ * Exception: struct gb_fleet_server is the one structure that was not only
+ * appended to. 0.3 grew the struct gb_connect_opts it embeds first, which
+ * moved weight and ring_name, so gb_fleet_server_init_sz(),
+ * gb_fleet_parse_sz() and gb_fleet_create_sz() have new symbol versions
+ * (LIBGOBLIN_1.2) for this layout; the LIBGOBLIN_1 ones, which programs
+ * built with the 0.1/0.2 headers call, still take the old one. Programs
+ * built with these headers need libgoblin 0.3 or later (an older one is
+ * refused by the dynamic loader). conn keeps its size from now on: new
+ * connect options take its reserved[] slots.
  *
  * See libgoblin(3) and Documentation/fleet.rst.
  */
@@ -47,7 +56,10 @@ extern "C" {
 /**
  * struct gb_fleet_server - one member of a fleet
  * @conn:      how to reach it (transport, host, port, tuning), as for
- *             gb_connect(); the strings are copied by gb_fleet_create()
+ *             gb_connect(); the strings are copied by gb_fleet_create().
+ *             @conn.one_sided must be 0 or 1 and is ignored: no gb_fleet_*
+ *             call reads one-sided, so the fleet's connections never ask
+ *             for it
  * @weight:    ketama weight (0 = 1); points on the ring are 160 times the
  *             server's share of the total weight times the server count
  * @ring_name: the name hashed into the ring; NULL = the name libmemcached
@@ -146,7 +158,9 @@ int gb_fleet_parse_sz(const char *list, struct gb_fleet_server **servers,
  *
  * Builds the ring; connects to nothing yet.
  * Return: 0, -GB_EINVAL (bad server, duplicate ring name, weight above
- * GB_FLEET_WEIGHT_MAX) or -GB_ENOMEM; gb_fleet_errmsg(NULL) says why.
+ * GB_FLEET_WEIGHT_MAX, conn.one_sided neither 0 nor 1), -GB_ENOTSUP (a
+ * conn.reserved[] slot set: an option of a newer libgoblin) or
+ * -GB_ENOMEM; gb_fleet_errmsg(NULL) says why.
  */
 int gb_fleet_create_sz(const struct gb_fleet_opts *o, size_t osize,
 		       const struct gb_fleet_server *servers, size_t ssize,
