@@ -181,8 +181,9 @@ struct rd_crc {
  * @os_mr:        its registration (local write)
  * @os_held:      we may hold leases: the next LOOKUP releases them
  * @os_read_done: the READ in flight completed
- * @os_test:      GOBLIN_RDMA_ONESIDED_TEST, read only by the test build
- *                (libgoblin-test.a, GB_TESTING; rd_os_test()): 1 forge the rkey,
+ * @os_test:      GOBLIN_RDMA_ONESIDED_TEST, only in the test build
+ *                (libgoblin-test.a, GB_TESTING; rd_os_read_hook(),
+ *                rd_os_hoard()): 1 forge the rkey,
  *                2 the address, 3 READ after the lease ran out, 4 wait
  *                GOBLIN_RDMA_ONESIDED_PAUSE_MS before the READ (inside
  *                the lease), 5 never release leases (a client hoarding
@@ -250,20 +251,68 @@ static inline struct gb_rdma *to_rdma(struct gb_conn *c)
 
 /*
  * The one-sided test hooks (forged rkeys and addresses, late READs,
- * hoarding): only in libgoblin-test.a, which the tests link. In the
- * shipped library this is 0 and the compiler drops the hooks, so no
- * environment can make it misbehave.
+ * hoarding): compiled only into libgoblin-test.a (GB_TESTING), which the
+ * tests link. The shipped library has the empty stubs below: not even
+ * the hooks' code or variable names, at any optimisation level, so no
+ * environment can make it misbehave (tests/host/libgoblin-hooks).
  */
 #ifdef GB_TESTING
-static inline int rd_os_test(const struct gb_rdma *r)
+/* GOBLIN_RDMA_ONESIDED_TEST=5: never release leases (a hoarding client). */
+static bool rd_os_hoard(const struct gb_rdma *r)
 {
-	return r->os_test;
+	return r->os_test == 5;
+}
+
+/*
+ * The hooks before the READ of a descriptor (@addr, @rkey, @len, of a
+ * lease of @lease ms): GOBLIN_RDMA_ONESIDED_TEST 1..4 change it, 6 prints
+ * it. Return: true when the READ was changed; it then goes out whatever
+ * the lease's age.
+ */
+static bool rd_os_read_hook(const struct gb_rdma *r, uint64_t *addr,
+			    uint32_t *rkey, uint32_t len, uint32_t lease)
+{
+	const char *pause;
+
+	if (r->os_test == 6)
+		fprintf(stderr, "# desc addr=0x%016llx rkey=0x%08x len=%u\n",
+			(unsigned long long)*addr, *rkey, len);
+	switch (r->os_test) {
+	case 1:
+		*rkey ^= 0x80;	/* another key byte: not the MR's rkey */
+		return true;
+	case 2:
+		*addr += GB_RDMA_ONESIDED_MAX;	/* past the MR */
+		return true;
+	case 3:	/* after lease and grace: the server invalidated it */
+		usleep((lease + GB_RDMA_LEASE_GRACE_MS + 1500) * 1000u);
+		return true;
+	case 4:	/* let the tests change the store meanwhile */
+		pause = getenv("GOBLIN_RDMA_ONESIDED_PAUSE_MS");
+		if (pause)
+			usleep((useconds_t)atoi(pause) * 1000u);
+		return true;
+	default:
+		return false;
+	}
 }
 #else
-static inline int rd_os_test(const struct gb_rdma *r)
+static inline bool rd_os_hoard(const struct gb_rdma *r)
 {
 	(void)r;
-	return 0;
+	return false;
+}
+
+static inline bool rd_os_read_hook(const struct gb_rdma *r, uint64_t *addr,
+				   uint32_t *rkey, uint32_t len,
+				   uint32_t lease)
+{
+	(void)r;
+	(void)addr;
+	(void)rkey;
+	(void)len;
+	(void)lease;
+	return false;
 }
 #endif
 
@@ -1532,7 +1581,7 @@ static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
 		lk->n++;
 	if (!lk->n)
 		return gb_fail(&r->c, GB_EKEY, "bad key");
-	if (r->os_held && rd_os_test(r) != 5)
+	if (r->os_held && !rd_os_hoard(r))
 		g->flags = gbr_cpu16(GB_RDMA_LOOKUP_RELEASE);
 	tag = r->next_tag++;
 	lk->sent_ns = gb_now_ns();
@@ -1578,30 +1627,10 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 
 	if (!len)
 		return 0;
-	if (rd_os_test(r) == 6)
-		fprintf(stderr, "# desc addr=0x%016llx rkey=0x%08x len=%u\n",
-			(unsigned long long)addr, rkey, len);
-	switch (rd_os_test(r)) {
-	case 1:
-		rkey ^= 0x80;	/* another key byte: not the MR's rkey */
-		break;
-	case 2:
-		addr += GB_RDMA_ONESIDED_MAX;	/* past the MR */
-		break;
-	case 3:	/* after lease and grace: the server invalidated it */
-		usleep((lease + GB_RDMA_LEASE_GRACE_MS + 1500) * 1000u);
-		break;
-	case 4:	/* let the tests change the store meanwhile */
-		if (getenv("GOBLIN_RDMA_ONESIDED_PAUSE_MS"))
-			usleep((useconds_t)atoi(getenv("GOBLIN_RDMA_ONESIDED_PAUSE_MS")) *
-			       1000u);
-		break;
-	default:
-		/* start the READ well inside the lease, else go two-sided */
-		if (gb_boot_ns() - lk->sent_boot_ns >=
-		    (uint64_t)lease * 1000000 / 2)
-			return 1;
-	}
+	/* start the READ well inside the lease, else go two-sided */
+	if (!rd_os_read_hook(r, &addr, &rkey, len, lease) &&
+	    gb_boot_ns() - lk->sent_boot_ns >= (uint64_t)lease * 1000000 / 2)
+		return 1;
 	sge.addr = (uintptr_t)r->os_buf;
 	sge.length = len;
 	sge.lkey = r->os_mr->lkey;
