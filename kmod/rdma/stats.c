@@ -12,6 +12,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
+#include <linux/interrupt.h>
+
 #include "rdma_int.h"
 
 void gb_rdma_stats_add(struct gb_rdma_stats *d,
@@ -210,20 +212,26 @@ DEFINE_SHOW_ATTRIBUTE(gb_rdma_dbg);
 
 /*
  * rdma-fault/qp_fatal: write a connection id to raise IB_EVENT_QP_FATAL on
- * its QP from timer (softirq) context while process context holds
- * conn->lock with BHs enabled, as siw and bnxt_re can deliver it while a
- * completion handler holds the lock. The write returns once the event
- * was delivered (or -ETIMEDOUT).
+ * its QP from softirq context while process context holds conn->lock with
+ * BHs enabled, as siw and bnxt_re can deliver it while a completion
+ * handler holds the lock. The write returns once the event was delivered
+ * under the lock, or -ETIMEDOUT.
+ *
+ * A high-priority tasklet, not a timer: Linux 6.1 leaves every softirq
+ * but HI and TASKLET to ksoftirqd while ksoftirqd is runnable, and it
+ * cannot run on a CPU spinning here with preemption off, so a timer
+ * scheduled on this CPU could miss the whole wait (func/rdma's qpfatal
+ * case failed so on 6.1). HI runs at the next interrupt's exit either way.
  */
 struct gb_rdma_inject {
-	struct timer_list timer;
+	struct tasklet_struct tasklet;
 	struct gb_rdma_conn *conn;
 	bool fired;
 };
 
-static void gb_rdma_inject_fire(struct timer_list *t)
+static void gb_rdma_inject_fire(struct tasklet_struct *t)
 {
-	struct gb_rdma_inject *inj = from_timer(inj, t, timer);
+	struct gb_rdma_inject *inj = from_tasklet(inj, t, tasklet);
 	struct ib_event ev = {
 		.device = inj->conn->dev->ibdev,
 		.event = IB_EVENT_QP_FATAL,
@@ -240,6 +248,7 @@ static ssize_t gb_rdma_fault_qp_write(struct file *file,
 {
 	struct gb_rdma_inject inj = {};
 	struct gb_rdma_conn *conn;
+	bool held = false;
 	int ret, i;
 	u64 id;
 
@@ -252,16 +261,17 @@ static ssize_t gb_rdma_fault_qp_write(struct file *file,
 		if (conn->id != id || test_bit(GB_CONN_CLOSING, &conn->flags))
 			continue;
 		inj.conn = conn;
-		timer_setup_on_stack(&inj.timer, gb_rdma_inject_fire, 0);
+		tasklet_setup(&inj.tasklet, gb_rdma_inject_fire);
 		spin_lock(&conn->lock);
-		inj.timer.expires = jiffies + 1;
-		add_timer_on(&inj.timer, smp_processor_id());
+		/* on this CPU: preemption is off under the lock */
+		tasklet_hi_schedule(&inj.tasklet);
 		for (i = 0; i < 500 && !READ_ONCE(inj.fired); i++)
 			mdelay(1);
+		held = READ_ONCE(inj.fired);
 		spin_unlock(&conn->lock);
-		del_timer_sync(&inj.timer);
-		destroy_timer_on_stack(&inj.timer);
-		ret = inj.fired ? 0 : -ETIMEDOUT;
+		/* the on-stack tasklet has run once this returns */
+		tasklet_kill(&inj.tasklet);
+		ret = held ? 0 : -ETIMEDOUT;
 		break;
 	}
 	mutex_unlock(&gb_rdma_lock);
