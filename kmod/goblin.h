@@ -28,6 +28,7 @@ int gb_stats_init(void);
 void gb_stats_exit(void);
 int gb_store_init(void);
 void gb_store_exit(void);
+void gb_store_stop_waits(void);
 int gb_mc_exec_init(void);
 void gb_mc_exec_exit(void);
 int gb_tcp_init(void);

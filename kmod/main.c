@@ -91,6 +91,8 @@ static int __init gb_init(void)
 
 static void __exit gb_exit(void)
 {
+	/* SETs waiting for SSD space must not hold up the transports' exit */
+	gb_store_stop_waits();
 	gb_unwind(ARRAY_SIZE(gb_subsystems));
 	pr_info("unloaded\n");
 }

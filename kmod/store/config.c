@@ -254,6 +254,8 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 		spin_unlock(&gb_ssd_lock);
 	}
 	if (old_ssd) {
+		/* SETs waiting for space in the old directory fail. */
+		gb_space_abort(false);
 		/* Tails in the old directory go with their objects. */
 		gb_store_reclaim(false, true);
 		gb_ssd_put(old_ssd);
@@ -273,6 +275,8 @@ int gb_store_set_config(const struct gb_store_config *cfg,
 	else
 		WRITE_ONCE(gb_store_ssd_max, 0);
 	gb_store_cfg.ssd_max = gb_store_ssd_max;
+	/* a larger budget may fit the SETs waiting for space now */
+	gb_space_kick();
 	/* read locklessly by SETs and the reclaimer (evict.c) */
 	WRITE_ONCE(gb_store_cfg.reclaim_low, cfg->reclaim_low);
 	WRITE_ONCE(gb_store_cfg.reclaim, cfg->reclaim);
@@ -303,6 +307,7 @@ int gb_store_init(void)
 	gb_store_ssd_max = 0;
 	atomic64_set(&gb_store_head_bytes, 0);
 	atomic64_set(&gb_store_tail_bytes, 0);
+	gb_space_init();
 
 	cfg.memory = gb_param_memory;
 	cfg.block = gb_param_block;
@@ -370,6 +375,7 @@ err_wq:
 
 void gb_store_exit(void)
 {
+	gb_space_abort(true);	/* normally done already (gb_store_stop_waits()) */
 	gb_store_dbg_exit();
 	WRITE_ONCE(gb_store_running, false);
 	/* promotions hold objects and use the pool: stop them first */

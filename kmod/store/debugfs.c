@@ -106,7 +106,12 @@ static bool gb_dbg_own_dir;
  *                                counted ("stress_nospc" in the stats)
  *                                and the writer goes on; at the end each
  *                                key must hold the last value its writer
- *                                stored, or be evicted.
+ *                                stored, or be evicted. Every stress
+ *                                also reports "stress_min_stored" (SETs
+ *                                stored by the writer that stored fewest)
+ *                                and "stress_max_set_ms" (the slowest
+ *                                SET of any writer, waits for space
+ *                                included) in the stats.
  *                                MODE bit 3 (with bits 0 and 1): writer 0
  *                                stores nothing but goes over the keys
  *                                until the other writers are done,
@@ -146,6 +151,13 @@ static bool gb_dbg_own_dir;
  * refused with -ERANGE) is the period of the maintenance walk that reclaims
  * dead objects (gb_store_maint_period()); a write re-arms the pending walk
  * for the new period, so the next one is that long after the write.
+ *
+ * The wait for SSD space (kmod/store/space.c) shows as "tail_waits" (SETs
+ * that queued since load), "tail_wait_fails" (of them, those that got no
+ * space: bound, signal, reconfiguration), "tail_waiters" (queued now) and
+ * "tail_wait_max_ms" (the longest wait that got space). goblin/tail_wait_ms
+ * (0: the default of 250 ms; at most 60000, more is refused with -ERANGE)
+ * is the bound of the waits that start after the write (tests).
  */
 #define GB_DBG_BUF	8192
 
@@ -271,6 +283,8 @@ struct gb_stress_writer {
 	struct gb_stress *st;
 	struct task_struct *task;	/* referenced until kthread_stop() */
 	u32 id;
+	u32 stored;		/* its SETs that stored */
+	u64 max_set_ns;		/* its slowest SET (alloc to commit) */
 };
 
 /* The flags (seed) of value ITER of writer W: unique per store. */
@@ -359,6 +373,7 @@ static int gb_stress_fn(void *arg)
 	struct gb_stress *st = wr->st;
 	char key[32];
 	u32 i, seed, got = 0;
+	u64 t0;
 	int err;
 
 	if (st->deleter && !wr->id)
@@ -367,8 +382,10 @@ static int gb_stress_fn(void *arg)
 	     !kthread_should_stop() && !(st->deleter && !wr->id); i++) {
 		gb_stress_key(st, wr->id, i % st->keys, key, sizeof(key));
 		seed = gb_stress_seed(wr->id, i);
+		t0 = ktime_get_ns();
 		err = gb_dbg_set(key, gb_stress_len(st, seed), seed, 0,
 				 NUMA_NO_NODE);
+		wr->max_set_ns = max(wr->max_set_ns, ktime_get_ns() - t0);
 		if (err == -ENOSPC && st->last) {
 			atomic64_inc(&st->nospc);
 			cond_resched();
@@ -379,6 +396,7 @@ static int gb_stress_fn(void *arg)
 			break;
 		}
 		atomic64_inc(&st->stored);
+		wr->stored++;
 		if (st->last)	/* this writer's own slot */
 			st->last[wr->id * st->keys + i % st->keys] = i + 1;
 		/* nothing deletes: a key is missing only if it was evicted */
@@ -412,7 +430,10 @@ static int gb_stress_fn(void *arg)
 	return 0;
 }
 
-static u64 gb_dbg_stress_nospc;	/* of the last stress (gb_dbg_mutex) */
+/* Of the last stress (written under gb_dbg_mutex, read without it). */
+static u64 gb_dbg_stress_nospc;		/* SETs refused for SSD space */
+static u64 gb_dbg_stress_min_stored;	/* SETs stored by the writer with fewest */
+static u64 gb_dbg_stress_max_set_ms;	/* the slowest SET of any writer */
 
 /* Run a stress; returns the first error or 0, *@stored = SETs stored. */
 static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
@@ -425,6 +446,7 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 		.len = len, .overlap = overlap, .evicts = mode & 2,
 		.hot = mode & 4, .deleter = (mode & 11) == 11,
 	};
+	u64 min_stored, max_set_ns;
 	char key[32];
 	u32 w, k, seed, last;
 	int err;
@@ -470,13 +492,20 @@ static int gb_dbg_stress(u32 writers, u32 keys, u32 iters, u32 len,
 	/* killable: a mistyped command must not leave us in D state */
 	if (wait_for_completion_killable(&st.done))
 		gb_stress_fail(&st, -EINTR, "-", "interrupted", 0, 0);
+	min_stored = U64_MAX;
+	max_set_ns = 0;
 	for (w = 0; w < writers; w++) {
 		if (!wr[w].task)
 			continue;
 		kthread_stop(wr[w].task);
 		put_task_struct(wr[w].task);
+		/* the writer is gone: its counts are final */
+		min_stored = min_t(u64, min_stored, wr[w].stored);
+		max_set_ns = max(max_set_ns, wr[w].max_set_ns);
 	}
 	kfree(wr);
+	WRITE_ONCE(gb_dbg_stress_min_stored, min_stored == U64_MAX ? 0 : min_stored);
+	WRITE_ONCE(gb_dbg_stress_max_set_ms, div_u64(max_set_ns, NSEC_PER_MSEC));
 	if (atomic_read(&st.err) == -EINTR)
 		return -EINTR;
 	/* every key holds the last value one of its writers stored */
@@ -706,6 +735,7 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
 	struct gb_promo_dbg_stats ps;
+	struct gb_space_stats ss;
 	struct gb_store_stats st;
 	ssize_t ret;
 	char *buf;
@@ -741,9 +771,15 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 "promo_attempts %llu\npromo_queued %llu\npromo_queued_bytes %llu\npromo_delay_ms %llu\n",
 			 ps.attempts, ps.queued, ps.queued_bytes, ps.delay_ms);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "lookup_retries %lld\nstress_nospc %llu\n",
+			 "lookup_retries %lld\nstress_nospc %llu\nstress_min_stored %llu\nstress_max_set_ms %llu\n",
 			 atomic64_read(&gb_store_lookup_retries),
-			 READ_ONCE(gb_dbg_stress_nospc));
+			 READ_ONCE(gb_dbg_stress_nospc),
+			 READ_ONCE(gb_dbg_stress_min_stored),
+			 READ_ONCE(gb_dbg_stress_max_set_ms));
+	gb_space_dbg_stats(&ss);
+	len += scnprintf(buf + len, GB_DBG_BUF - len,
+			 "tail_waits %llu\ntail_wait_fails %llu\ntail_waiters %llu\ntail_wait_max_ms %llu\n",
+			 ss.waits, ss.fails, ss.waiting, ss.max_wait_ms);
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 
@@ -790,6 +826,24 @@ static int gb_dbg_period_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(gb_dbg_period_fops, gb_dbg_period_get,
 			 gb_dbg_period_set, "%llu\n");
 
+/* goblin/tail_wait_ms: the bound of the next waits for SSD space. */
+static int gb_dbg_tail_wait_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(gb_space_wait_ms);
+	return 0;
+}
+
+static int gb_dbg_tail_wait_set(void *data, u64 val)
+{
+	if (val > GB_SPACE_WAIT_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(gb_space_wait_ms, (u32)val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(gb_dbg_tail_wait_fops, gb_dbg_tail_wait_get,
+			 gb_dbg_tail_wait_set, "%llu\n");
+
 void gb_store_dbg_init(void)
 {
 	gb_dbg_dir = debugfs_lookup("goblin", NULL);
@@ -800,6 +854,8 @@ void gb_store_dbg_init(void)
 	debugfs_create_file("store", 0600, gb_dbg_dir, NULL, &gb_dbg_fops);
 	debugfs_create_file_unsafe("maint_period_ms", 0600, gb_dbg_dir, NULL,
 				   &gb_dbg_period_fops);
+	debugfs_create_file_unsafe("tail_wait_ms", 0600, gb_dbg_dir, NULL,
+				   &gb_dbg_tail_wait_fops);
 }
 
 void gb_store_dbg_exit(void)
@@ -811,6 +867,7 @@ void gb_store_dbg_exit(void)
 	gb_dbg_held = NULL;
 	debugfs_lookup_and_remove("store", gb_dbg_dir);
 	debugfs_lookup_and_remove("maint_period_ms", gb_dbg_dir);
+	debugfs_lookup_and_remove("tail_wait_ms", gb_dbg_dir);
 	if (gb_dbg_own_dir)
 		debugfs_remove(gb_dbg_dir);
 	else

@@ -976,13 +976,23 @@ static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
 /*
  * Append/prepend: build old + new (or new + old) and swap it in by CAS.
  * @cas not 0: the old object's CAS must be @cas (memcache ms C).
+ *
+ * The result's tail never waits for SSD space under the RMW lock (readers
+ * of the key's meta state need it): when it does not fit at once, the old
+ * object is let go and the lock dropped, the space waited for in turn with
+ * the SETs (gb_space_charge()), and the append starts over with the space
+ * paid (struct gb_space_pre). It waits once; a result that grew past the
+ * space paid meanwhile and does not fit fails with -ENOSPC. incr/decr
+ * (gb_store_arith()) do the same for a counter padded to a tail's length.
  */
 static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 			   u64 *cas_out)
 {
 	struct mutex *lock = gb_rmw_lock(add->key, add->klen);
+	struct gb_space_pre pre = { };
 	struct gb_obj *old, *obj;
 	int why, res, tries;
+	bool waited = false;
 
 	mutex_lock(lock);
 	for (tries = 0; tries < 16; tries++) {
@@ -1001,12 +1011,23 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 			res = -E2BIG;
 			break;
 		}
-		obj = gb_obj_alloc(add->key, add->klen, old->flags,
-				   READ_ONCE(old->exptime) ?: 0,
-				   old->len + add->len);
+		obj = gb_obj_alloc_pre(add->key, add->klen, old->flags,
+				       READ_ONCE(old->exptime) ?: 0,
+				       old->len + add->len, NUMA_NO_NODE, &pre);
+		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && !waited) {
+			gb_obj_put(old);
+			mutex_unlock(lock);
+			waited = true;
+			res = gb_space_charge(pre.need);
+			mutex_lock(lock);
+			if (res)
+				break;
+			pre.paid = pre.need;
+			continue;
+		}
 		if (IS_ERR(obj)) {
 			gb_obj_put(old);
-			res = PTR_ERR(obj);
+			res = PTR_ERR(obj) == -EAGAIN ? -ENOSPC : PTR_ERR(obj);
 			break;
 		}
 		res = gb_concat_fill(obj, old, add, prepend);
@@ -1025,6 +1046,7 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 		}
 	}
 	mutex_unlock(lock);
+	gb_space_uncharge(pre.paid);	/* what no allocation took */
 	gb_obj_put(add);
 	return res;
 }
@@ -1301,8 +1323,10 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		   u64 cas, const s64 *exptime, struct gb_arith_res *res)
 {
 	struct mutex *lock = gb_rmw_lock(key, klen);
+	struct gb_space_pre pre = { };
 	struct gb_obj *old, *obj;
 	int why, ret = -EAGAIN, tries, n;
+	bool waited = false;
 	u64 v, len, off;
 	char buf[64];
 	s64 exp;
@@ -1336,10 +1360,24 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		len = max_t(u64, n, old->len);
 		res->old_exp = READ_ONCE(old->exptime);
 		exp = exptime ? *exptime : res->old_exp;
-		obj = gb_obj_alloc(key, klen, old->flags, 0, len);
+		/* a padded counter may need a tail: wait as append does */
+		obj = gb_obj_alloc_pre(key, klen, old->flags, 0, len,
+				       NUMA_NO_NODE, &pre);
+		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && !waited) {
+			gb_obj_put(old);
+			mutex_unlock(lock);
+			waited = true;
+			ret = gb_space_charge(pre.need);
+			mutex_lock(lock);
+			if (ret)
+				break;
+			pre.paid = pre.need;
+			ret = -EAGAIN;	/* start over */
+			continue;
+		}
 		if (IS_ERR(obj)) {
 			gb_obj_put(old);
-			ret = PTR_ERR(obj);
+			ret = PTR_ERR(obj) == -EAGAIN ? -ENOSPC : PTR_ERR(obj);
 			break;
 		}
 		/* absolute already: gb_obj_alloc() takes memcache exptimes */
@@ -1375,6 +1413,7 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		gb_obj_put(obj);
 	}
 	mutex_unlock(lock);
+	gb_space_uncharge(pre.paid);	/* what no allocation took */
 	if (ret == -EAGAIN)
 		ret = -EBUSY;
 	if (decr)

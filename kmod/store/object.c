@@ -81,7 +81,7 @@ static void gb_obj_free(struct gb_obj *obj)
 	}
 	priv->nr_pages = 0;
 	/* The file goes in process context (we may be in any). */
-	atomic64_sub(priv->tail_acct, &gb_store_tail_bytes);
+	gb_space_uncharge(priv->tail_acct);	/* grants SETs waiting */
 	priv->tail_acct = 0;
 	if (priv->tail) {
 		INIT_WORK(&priv->free_work, gb_obj_free_work);
@@ -96,12 +96,22 @@ static void gb_obj_free(struct gb_obj *obj)
  * @obj: object (may be NULL)
  *
  * Any context. The last reference frees the head pages (or quarantines
- * them) and schedules the tail file deletion.
+ * them) and schedules the tail file deletion. Another one, of an object
+ * with a tail, tells a SET waiting for SSD space that the object may be
+ * evictable now (gb_space_put_tail()).
  */
 void gb_obj_put(struct gb_obj *obj)
 {
-	if (obj && refcount_dec_and_test(&obj->ref))
+	bool tail;
+
+	if (!obj)
+		return;
+	/* ours until the reference goes; set before the object was shared */
+	tail = obj->priv->tail_acct;
+	if (refcount_dec_and_test(&obj->ref))
 		gb_obj_free(obj);
+	else if (tail)
+		gb_space_put_tail();
 }
 
 /*
@@ -109,7 +119,7 @@ void gb_obj_put(struct gb_obj *obj)
  * frees @need went, counting GB_ST_EVICT_INLINE when it was an eviction
  * (not the reap of a dead object).
  */
-static bool gb_obj_evict_inline(enum gb_need need)
+bool gb_obj_evict_inline(enum gb_need need)
 {
 	enum gb_evict_res r = gb_store_evict(need);
 
@@ -238,39 +248,33 @@ static int gb_obj_charge(struct gb_obj_priv *priv, bool tail)
 	return 0;
 }
 
+/*
+ * Charge the tail to the SSD budget (gb_space_charge(): a fair wait, see
+ * space.c), or with @pre (gb_store_concat(), under its RMW lock) never
+ * wait: take the space @pre->paid holds, or what fits at once while
+ * nobody waits, else -EAGAIN with @pre->need set. Then create the file and
+ * reserve its blocks.
+ */
 static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
-			     u64 tail_len)
+			     u64 tail_len, struct gb_space_pre *pre)
 {
 	u64 acct = round_up(tail_len, PAGE_SIZE);
-	int tries = 0, fruitless = 0, waits = 0;
 	struct gb_tail *t;
+	int tries = 0;
 	int err;
 
 	if (acct > READ_ONCE(gb_store_ssd_max))
 		return -ENOSPC;
-	while (atomic64_add_return(acct, &gb_store_tail_bytes) >
-	       READ_ONCE(gb_store_ssd_max)) {
-		u64 before = atomic64_sub_return(acct, &gb_store_tail_bytes);
-
-		/*
-		 * "Did not drop" is global state: concurrent SETs charge
-		 * their tails meanwhile. As in gb_obj_alloc_pages(), a wait
-		 * re-arms eviction and the waits bound the SET; so does
-		 * nothing to evict (every tail held by a reader, a send or
-		 * a concurrent SET's read-back, which let go soon).
-		 */
-		if (fruitless >= GB_EVICT_FRUITLESS ||
-		    !gb_obj_evict_inline(GB_NEED_TAIL)) {
-			if (++waits > GB_EVICT_WAITS)
-				return -ENOSPC;
-			usleep_range(2000, 4000);
-			fruitless = 0;
-			continue;
-		}
-		gb_store_note_pressure(true);
-		/* A victim nobody holds is uncharged when it is unlinked. */
-		if (atomic64_read(&gb_store_tail_bytes) >= before)
-			fruitless++;
+	if (!pre) {
+		err = gb_space_charge(acct);
+		if (err)
+			return err;
+	} else if (pre->paid >= acct) {
+		gb_space_uncharge(pre->paid - acct);
+		pre->paid = 0;
+	} else if (!gb_space_try(acct)) {
+		pre->need = acct;
+		return -EAGAIN;
 	}
 	priv->tail_acct = acct;
 	t = gb_tail_create(ssd);
@@ -312,12 +316,43 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
  *
  * Reserves head pages (evicting as needed) and, for values longer than
  * ram_head while an ssd_dir is configured, creates and reserves the tail
- * file; without one the whole value gets head pages. Process context.
+ * file; without one the whole value gets head pages. A tail that does not
+ * fit in the SSD budget waits for space, in turn with the other SETs that
+ * wait (kmod/store/space.c), for a bound of about 250 ms. Process context;
+ * the caller holds no store lock.
  *
  * Return: the object with one reference, or an ERR_PTR.
  */
 struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
 				 s64 exptime, u64 len, int node)
+{
+	return gb_obj_alloc_pre(key, klen, flags, exptime, len, node, NULL);
+}
+
+/**
+ * gb_obj_alloc_pre - gb_obj_alloc_node() that never waits for SSD space
+ * @key:     key bytes
+ * @klen:    key length
+ * @flags:   client flags
+ * @exptime: memcache exptime or absolute time (see gb_exptime_abs())
+ * @len:     value length
+ * @node:    NUMA node, as for gb_obj_alloc_node()
+ * @pre:     SSD budget charged beforehand (@pre->paid bytes, from
+ *           gb_space_charge()), or NULL to wait like gb_obj_alloc_node()
+ *
+ * With @pre, a tail takes its charge out of @pre->paid when that is enough
+ * (the rest goes back at once, @pre->paid becomes 0); otherwise it charges
+ * only what fits at once while no SET waits, and else fails with -EAGAIN,
+ * @pre->need set to the bytes to wait for. For callers holding a lock
+ * that readers or other SETs need (gb_store_concat()): they drop it, wait
+ * with gb_space_charge(@pre->need), take it again and retry with the
+ * space paid. Process context.
+ *
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct gb_obj *gb_obj_alloc_pre(const char *key, size_t klen, u32 flags,
+				s64 exptime, u64 len, int node,
+				struct gb_space_pre *pre)
 {
 	u32 ram_head = READ_ONCE(gb_store_ram_head);
 	struct gb_obj_priv *priv;
@@ -366,7 +401,7 @@ struct gb_obj *gb_obj_alloc_node(const char *key, size_t klen, u32 flags,
 	if (!err)
 		err = gb_obj_alloc_pages(priv, node);
 	if (!err && ssd)
-		err = gb_obj_alloc_tail(priv, ssd, len - head_len);
+		err = gb_obj_alloc_tail(priv, ssd, len - head_len, pre);
 	gb_ssd_put(ssd);
 	if (err) {
 		gb_obj_put(obj);

@@ -42,6 +42,9 @@
 #define GB_EVICT_FRUITLESS	4	/* evictions freeing nothing, per wait */
 #define GB_EVICT_WAITS		50	/* 2-4 ms waits of a SET short of memory */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
+#define GB_SPACE_WAIT		(HZ / 4)	/* a SET's wait for SSD space, at most */
+#define GB_SPACE_WAIT_MAX_MS	60000	/* debugfs tail_wait_ms, at most */
+#define GB_SPACE_RETRY		(HZ / 20)	/* the head scans again, at least */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
 #define GB_PRESSURE_PERIOD	HZ	/* at most one pressure event per second */
 #define GB_RECLAIM_LOW_MAX	SZ_64M	/* reclaimer's low watermark, at most */
@@ -243,6 +246,42 @@ struct gb_obj *gb_obj_alloc_promo(struct gb_obj *old, int node,
 				  bool (*room)(int node, u32 nr));
 int gb_obj_copy_crc(struct gb_obj *dst, u64 dst_off, struct gb_obj *src,
 		    u64 src_off, u64 len, u32 *run, u32 *own);
+bool gb_obj_evict_inline(enum gb_need need);
+
+/**
+ * struct gb_space_pre - SSD budget charged before an allocation
+ * @paid: bytes charged (gb_space_charge()) for the allocation to take;
+ *        what is left of them is the caller's to give back
+ *        (gb_space_uncharge())
+ * @need: set by a gb_obj_alloc_pre() that failed with -EAGAIN: the bytes
+ *        its tail needs
+ */
+struct gb_space_pre {
+	u64 paid;
+	u64 need;
+};
+
+struct gb_obj *gb_obj_alloc_pre(const char *key, size_t klen, u32 flags,
+				s64 exptime, u64 len, int node,
+				struct gb_space_pre *pre);
+
+/* space.c: the SSD budget and the fair wait for it */
+struct gb_space_stats {
+	u64 waits;		/* SETs that queued */
+	u64 fails;		/* of them, those that got no space */
+	u64 waiting;		/* queued now */
+	u64 max_wait_ms;	/* longest wait that got space */
+};
+
+extern u32 gb_space_wait_ms;
+int gb_space_charge(u64 acct);
+bool gb_space_try(u64 acct);
+void gb_space_uncharge(u64 acct);
+void gb_space_put_tail(void);
+void gb_space_abort(bool close);
+void gb_space_kick(void);
+void gb_space_init(void);
+void gb_space_dbg_stats(struct gb_space_stats *st);
 
 /* evict.c: eviction, expiry, maintenance */
 /* Ask the maintenance worker to run soon (any context). */

@@ -13,6 +13,9 @@ on 127.0.0.1:11211).
                              value and stop: the server holds the
                              allocated object. Prints "ready", closes when
                              stdin reaches EOF.
+  mcclient.py set KEY LEN    store one LEN-byte value under KEY and print
+                             the reply line (EOF if the connection ended
+                             first) and the ms it took, "STORED 312"
   mcclient.py flood N CMD    send N pipelined commands, CMD with {i}
                              replaced by the number (CR LF added), then a
                              "mn" and read until its "MN": prints
@@ -35,6 +38,7 @@ import select
 import socket
 import sys
 import threading
+import time
 
 ADDR = ("127.0.0.1", 11211)
 
@@ -54,6 +58,22 @@ def partial(key, n):
     s.sendall(b"set %s 0 0 %d\r\n" % (key.encode(), n) + b"p" * (n // 2))
     print("ready", flush=True)
     sys.stdin.read()
+    s.close()
+
+
+def setone(key, n):
+    s = socket.create_connection(ADDR)
+    s.settimeout(120)
+    f = s.makefile("rb")
+    t0 = time.monotonic()
+    try:
+        s.sendall(b"set %s 0 0 %d\r\n" % (key.encode(), n) + b"s" * n +
+                  b"\r\n")
+        line = f.readline().decode(errors="replace").strip()
+    except OSError:
+        line = ""
+    ms = int((time.monotonic() - t0) * 1000)
+    print("%s %d" % (line.replace(" ", "_") or "EOF", ms), flush=True)
     s.close()
 
 
@@ -143,6 +163,8 @@ def main():
         stuck(sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "partial":
         partial(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "set":
+        setone(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "flood":
         flood(int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "setloop":
