@@ -798,6 +798,7 @@ static int __gb_store_commit(struct gb_obj *obj, enum gb_store_mode mode,
 			     bool *replaced)
 {
 	struct gb_shard *sh = &gb_store_shards[obj->priv->shard];
+	bool tail = obj->priv->tail_acct;	/* ours until linked */
 	struct gb_obj *old;
 	bool lost = false;
 	LIST_HEAD(put);
@@ -872,6 +873,13 @@ again:
 	}
 	mutex_unlock(&sh->lock);
 	gb_store_put_list(&put);
+	/*
+	 * Linked, the index's reference is the only one: a SET waiting for
+	 * SSD space may evict the tail now (no put told it, the caller's
+	 * reference went to the index).
+	 */
+	if (tail && res == GB_STORED)
+		gb_space_note_tail();
 	return res;
 }
 

@@ -98,7 +98,7 @@ static void gb_obj_free(struct gb_obj *obj)
  * Any context. The last reference frees the head pages (or quarantines
  * them) and schedules the tail file deletion. Another one, of an object
  * with a tail, tells a SET waiting for SSD space that the object may be
- * evictable now (gb_space_put_tail()).
+ * evictable now (gb_space_note_tail()).
  */
 void gb_obj_put(struct gb_obj *obj)
 {
@@ -111,7 +111,7 @@ void gb_obj_put(struct gb_obj *obj)
 	if (refcount_dec_and_test(&obj->ref))
 		gb_obj_free(obj);
 	else if (tail)
-		gb_space_put_tail();
+		gb_space_note_tail();
 }
 
 /*

@@ -9,11 +9,12 @@
  * arrival order) and sleeps; it never polls:
  *  - Only the first waiter (the head) evicts, and only when something may
  *    have changed: when it became head, after an uncharge that was not
- *    enough for it, and when a reference on an object with a tail was
- *    dropped (a reader, a send or a SET's read-back let go, so the object
- *    may be evictable now; gb_space_put_tail()). A scan that finds nothing
- *    to evict sends it back to sleep until the next such event, or
- *    GB_SPACE_RETRY at most (a safety net for changes that send no event).
+ *    enough for it, when a reference on an object with a tail was dropped
+ *    (a reader, a send or a SET's read-back let go) and when an object
+ *    with a tail was linked (a SET stored it): either may be evictable now
+ *    (gb_space_note_tail()). A scan that finds nothing to evict sends it
+ *    back to sleep until the next such event, or GB_SPACE_RETRY at most
+ *    (a safety net for changes that send no event).
  *  - Every uncharge (a freed object: a tail evicted, replaced, deleted or
  *    expired, or a failed allocation) grants space in queue order
  *    (gb_space_grant()): while the head's charge fits, it is charged on the
@@ -141,13 +142,14 @@ void gb_space_uncharge(u64 acct)
 }
 
 /**
- * gb_space_put_tail - a reference on an object with a tail was dropped
+ * gb_space_note_tail - an object with a tail may be evictable now
  *
- * The object was not freed, but whoever held it let go, so it may be
- * evictable now: the head waiter (if any) scans again. Any context;
- * called by gb_obj_put() right after the reference went.
+ * A reference on it was dropped (gb_obj_put(): not the last one, whoever
+ * held it let go) or it was linked (gb_store_commit(): the SET's
+ * reference went to the index): the head waiter (if any) scans again.
+ * Any context; called right after the reference went.
  */
-void gb_space_put_tail(void)
+void gb_space_note_tail(void)
 {
 	/* the refcount_dec() before is no full barrier everywhere */
 	smp_mb();
@@ -250,7 +252,7 @@ int gb_space_charge(u64 acct)
 	}
 	list_add_tail(&w.node, &gb_space_queue);
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait + 1);
-	/* pairs with the barriers of gb_space_uncharge(), _put_tail() */
+	/* pairs with the barriers of gb_space_uncharge(), _note_tail() */
 	smp_mb();
 	/* first in the queue: it may fit, else we are the head and evict */
 	if (gb_space_head() == &w)

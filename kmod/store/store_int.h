@@ -277,7 +277,7 @@ extern u32 gb_space_wait_ms;
 int gb_space_charge(u64 acct);
 bool gb_space_try(u64 acct);
 void gb_space_uncharge(u64 acct);
-void gb_space_put_tail(void);
+void gb_space_note_tail(void);
 void gb_space_abort(bool close);
 void gb_space_kick(void);
 void gb_space_init(void);
