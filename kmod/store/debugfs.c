@@ -156,7 +156,7 @@ static bool gb_dbg_own_dir;
  * that queued since load), "tail_wait_fails" (of them, those that got no
  * space: bound, signal, reconfiguration), "tail_waiters" (queued now) and
  * "tail_wait_max_ms" (the longest wait that got space). goblin/tail_wait_ms
- * (0: the default of 250 ms; at most 60000, more is refused with -ERANGE)
+ * (0: the default of 500 ms; at most 60000, more is refused with -ERANGE)
  * is the bound of the waits that start after the write (tests).
  */
 #define GB_DBG_BUF	8192

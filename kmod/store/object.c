@@ -318,7 +318,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
  * ram_head while an ssd_dir is configured, creates and reserves the tail
  * file; without one the whole value gets head pages. A tail that does not
  * fit in the SSD budget waits for space, in turn with the other SETs that
- * wait (kmod/store/space.c), for a bound of about 250 ms. Process context;
+ * wait (kmod/store/space.c), for a bound of about 500 ms. Process context;
  * the caller holds no store lock.
  *
  * Return: the object with one reference, or an ERR_PTR.

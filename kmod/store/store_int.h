@@ -42,7 +42,7 @@
 #define GB_EVICT_FRUITLESS	4	/* evictions freeing nothing, per wait */
 #define GB_EVICT_WAITS		50	/* 2-4 ms waits of a SET short of memory */
 #define GB_EVICT_SCAN		1024	/* CLOCK entries per gb_store_evict_one() */
-#define GB_SPACE_WAIT		(HZ / 4)	/* a SET's wait for SSD space, at most */
+#define GB_SPACE_WAIT		(HZ / 2)	/* a SET's wait for SSD space, at most */
 #define GB_SPACE_WAIT_MAX_MS	60000	/* debugfs tail_wait_ms, at most */
 #define GB_SPACE_RETRY		(HZ / 20)	/* the head scans again, at least */
 #define GB_EXPTIME_REL_MAX	(60 * 60 * 24 * 30)
