@@ -1019,10 +1019,11 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 			res = -E2BIG;
 			break;
 		}
+		pre.need = 0;	/* -EAGAIN with it set: wait for space */
 		obj = gb_obj_alloc_pre(add->key, add->klen, old->flags,
 				       READ_ONCE(old->exptime) ?: 0,
 				       old->len + add->len, NUMA_NO_NODE, &pre);
-		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && !waited) {
+		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && pre.need && !waited) {
 			gb_obj_put(old);
 			mutex_unlock(lock);
 			waited = true;
@@ -1369,9 +1370,10 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		res->old_exp = READ_ONCE(old->exptime);
 		exp = exptime ? *exptime : res->old_exp;
 		/* a padded counter may need a tail: wait as append does */
+		pre.need = 0;	/* -EAGAIN with it set: wait for space */
 		obj = gb_obj_alloc_pre(key, klen, old->flags, 0, len,
 				       NUMA_NO_NODE, &pre);
-		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && !waited) {
+		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && pre.need && !waited) {
 			gb_obj_put(old);
 			mutex_unlock(lock);
 			waited = true;
