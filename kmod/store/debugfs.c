@@ -778,8 +778,9 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 READ_ONCE(gb_dbg_stress_max_set_ms));
 	gb_space_dbg_stats(&ss);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "tail_waits %llu\ntail_wait_fails %llu\ntail_waiters %llu\ntail_wait_max_ms %llu\n",
-			 ss.waits, ss.fails, ss.waiting, ss.max_wait_ms);
+			 "tail_waits %llu\ntail_wait_fails %llu\ntail_waiters %llu\ntail_wait_max_ms %llu\ntail_wait_disorder %llu\ntail_evictors_max %llu\n",
+			 ss.waits, ss.fails, ss.waiting, ss.max_wait_ms,
+			 ss.disorder, ss.max_evicting);
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 

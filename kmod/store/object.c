@@ -96,22 +96,32 @@ static void gb_obj_free(struct gb_obj *obj)
  * @obj: object (may be NULL)
  *
  * Any context. The last reference frees the head pages (or quarantines
- * them) and schedules the tail file deletion. Another one, of an object
- * with a tail, tells a SET waiting for SSD space that the object may be
- * evictable now (gb_space_note_tail()).
+ * them) and schedules the tail file deletion. A put that leaves an object
+ * with a tail evictable (only the index's reference and the promotion
+ * queue's are left, what gb_evict_frees() wants) tells the SETs waiting
+ * for SSD space, if one of them starves (gb_space_note_put(): no lock
+ * otherwise).
  */
 void gb_obj_put(struct gb_obj *obj)
 {
-	bool tail;
+	struct gb_obj_priv *priv;
+	int old, idle;
 
 	if (!obj)
 		return;
+	priv = obj->priv;
 	/* ours until the reference goes; set before the object was shared */
-	tail = obj->priv->tail_acct;
-	if (refcount_dec_and_test(&obj->ref))
+	if (!priv->tail_acct) {
+		if (refcount_dec_and_test(&obj->ref))
+			gb_obj_free(obj);
+		return;
+	}
+	/* read before the reference goes (the object may go with it): a hint */
+	idle = 1 + gb_store_promote_queued(priv);
+	if (__refcount_dec_and_test(&obj->ref, &old))
 		gb_obj_free(obj);
-	else if (tail)
-		gb_space_note_tail();
+	else if (old - 1 == idle)
+		gb_space_note_put();
 }
 
 /*

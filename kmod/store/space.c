@@ -6,38 +6,75 @@
  * Every tail is charged to gb_store_tail_bytes, rounded up to pages, from
  * its SET's allocation until the object is freed. When a SET's tail does
  * not fit, the SET queues (struct gb_space_waiter on gb_space_queue, in
- * arrival order) and sleeps; it never polls:
- *  - Only the first waiter (the head) evicts, and only when something may
- *    have changed: when it became head, after an uncharge that was not
- *    enough for it, when a reference on an object with a tail was dropped
- *    (a reader, a send or a SET's read-back let go) and when an object
- *    with a tail was linked (a SET stored it): either may be evictable now
- *    (gb_space_note_tail()). A scan that finds nothing to evict sends it
- *    back to sleep until the next such event, or GB_SPACE_RETRY at most
- *    (a safety net for changes that send no event).
- *  - Every uncharge (a freed object: a tail evicted, replaced, deleted or
- *    expired, or a failed allocation) grants space in queue order
- *    (gb_space_grant()): while the head's charge fits, it is charged on the
- *    head's behalf, taken off the queue and woken. A later SET never takes
- *    space ahead of a queued one: while anyone is queued, new SETs queue
- *    behind (a SET that looked at the queue just before the first waiter
- *    came may still charge past it, once). A smaller charge behind a head
- *    that does not fit waits too (no barging, so no starvation of large
- *    values).
- *  - A waiter gives up after its bound (GB_SPACE_WAIT, debugfs
- *    goblin/tail_wait_ms), on a fatal signal, or when the store fails all
- *    waiters (gb_space_abort(): the SSD directory changes or goes, the
- *    module is unloaded). Leaving as head makes the next waiter the head,
- *    so a head that needs more than will ever be freed (its own SET or
- *    append holds the rest) blocks the queue for its bound, not longer.
+ * arrival order) and sleeps; it never polls.
+ *
+ * Grants are FIFO. Every uncharge (a freed object: a tail evicted,
+ * replaced, deleted or expired, or a failed allocation) grants space in
+ * queue order (gb_space_grant()): while the first waiter's charge fits, it
+ * is charged on that waiter's behalf, taken off the queue and woken. A
+ * later SET never takes space ahead of a queued one: while anyone is
+ * queued, new SETs queue behind (each SET that looked at the queue just
+ * before the first waiter came may still charge past it, once). A smaller
+ * charge behind a first waiter that does not fit waits too (no barging,
+ * so no starvation of large values). A waiter whose charge is larger than
+ * the whole budget (ssd_max was lowered) fails at once.
+ *
+ * Eviction is parallel. The first GB_SPACE_EVICTORS waiters (the
+ * evictors) evict tails, each on its own, as SETs did before there was a
+ * queue: the CLOCK hands spread over the shards, so K evictors run K
+ * evictions at once instead of handing the hand from one SET to the next
+ * with a wake-up per SET. Whoever evicts, the space freed goes to the
+ * queue in order, so fairness does not depend on who evicted: an evictor
+ * behind the first waiter evicts for the ones ahead of it and then for
+ * itself. It stops when it is granted (or its bound passes); only the
+ * evictions in flight at that moment, at most one per evictor, may free
+ * more than the queue needs: over-eviction is bounded by K victims. A
+ * waiter that becomes an evictor (queued among the first K, or moved up)
+ * is woken to start.
+ *
+ * An evictor sleeps when evicting does not help for now, and scans again
+ * on an event or after GB_SPACE_RETRY at most (a safety net for changes
+ * that send no event, such as an expiry):
+ *  - fruitless: GB_EVICT_FRUITLESS evictions after which neither the
+ *    budget's use dropped nor a waiter was granted (the victims are still
+ *    referenced: their space comes with their last put, as an uncharge).
+ *    Any uncharge that grants nobody wakes it (GB_SPACE_KICK_BUSY).
+ *  - starved: a scan found nothing it could evict (every tail held by a
+ *    reader, a send or a SET in flight). It then counts itself in
+ *    gb_space_starved and scans once more before it sleeps; a put that
+ *    leaves an object with a tail evictable (the index's reference, and
+ *    the promotion queue's, the only ones left: gb_space_note_put()) or
+ *    the link of a tail (gb_space_note_tail()) wakes it while it is
+ *    counted (GB_SPACE_KICK_ALL). It stays counted while it scans after
+ *    such an event and stops when a scan evicts something or it leaves.
+ *    The flag is what keeps the GET path cheap: a put reads it (a line
+ *    that is only written when an evictor starts or stops starving) and
+ *    takes no lock unless an evictor starves. Pairing: the evictor
+ *    publishes gb_space_starved, smp_mb(), then scans (reads the
+ *    refcounts and the CLOCK lists); a put drops its reference,
+ *    smp_mb__after_atomic(), then reads gb_space_starved (a link: its
+ *    shard unlock, smp_mb()). Either the scan sees the object evictable
+ *    or the put sees the flag; that is why the evictor scans once more
+ *    after counting itself, and why it stays counted while it rescans.
+ *
+ * A waiter gives up after its bound (GB_SPACE_WAIT, debugfs
+ * goblin/tail_wait_ms), also while evicting, on a fatal signal, or when the
+ * store fails all waiters (gb_space_abort(): the SSD directory changes or
+ * goes, the module is unloaded). Leaving as the first waiter makes the next
+ * the first, and the queue may now fit it; so a first waiter that needs
+ * more than will ever be freed (its own SET or append holds the rest)
+ * blocks the queue for its bound, not longer. Kworkers cannot get a
+ * signal: while they wait they are in D state (counted in the load
+ * average), for 500 ms by default and at most the 60 s of the debugfs
+ * knob, below the 120 s of the hung-task watchdog.
  *
  * The queue's lock is a spinlock taken with interrupts off: uncharges come
  * from gb_obj_put(), which is allowed in any context. It is a leaf lock
- * (only wake-ups are done under it). gb_space_nwait lets uncharges and
- * puts skip the lock while nobody waits; the waiter publishes itself with
- * a full barrier before it looks at the budget, and the uncharger updates
- * the budget with one before it looks at gb_space_nwait, so one of them
- * sees the other.
+ * (only wake-ups are done under it). gb_space_nwait lets uncharges skip
+ * the lock while nobody waits; the waiter publishes itself with a full
+ * barrier before it looks at the budget, and the uncharger updates the
+ * budget with one before it looks at gb_space_nwait, so one of them sees
+ * the other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,82 +82,148 @@
 
 #include "store_int.h"
 
+/* Waiters at the front of the queue that evict (see the top). */
+#define GB_SPACE_EVICTORS	4
+
+/* What an event asks of the evictors (gb_space_grant()). */
+enum gb_space_kick {
+	GB_SPACE_KICK_NONE,
+	GB_SPACE_KICK_BUSY,	/* space freed: the evictors not starved */
+	GB_SPACE_KICK_ALL,	/* a tail may be evictable: every evictor */
+};
+
 /**
  * struct gb_space_waiter - a SET waiting for SSD budget (on its stack)
- * @node: entry on gb_space_queue, while queued
- * @task: the waiting task
- * @acct: bytes it needs charged
- * @res:  1 while queued; 0 once charged (granted); -errno once failed
- *        (gb_space_abort())
- * @kick: head only: something may have become evictable, scan again
+ * @node:    entry on gb_space_queue, while queued
+ * @task:    the waiting task
+ * @acct:    bytes it needs charged
+ * @ticket:  its place in the arrival order (checks that grants are FIFO)
+ * @res:     1 while queued; 0 once charged (granted); -errno once failed
+ * @kick:    evictor: something may have changed, scan again
+ * @evictor: among the first GB_SPACE_EVICTORS: evicts when kicked
+ * @starved: its scans found nothing to evict; counted in gb_space_starved
+ *           (written by the waiter only)
+ * @asleep:  sleeps or is about to: wake it to tell it something
  *
- * Everything but @task and @acct is under gb_space_lock.
+ * Everything but @task, @acct and @ticket is under gb_space_lock; @res is
+ * also read without it by its waiter while it evicts.
  */
 struct gb_space_waiter {
 	struct list_head node;
 	struct task_struct *task;
 	u64 acct;
+	u64 ticket;
 	int res;
 	bool kick;
+	bool evictor;
+	bool starved;
+	bool asleep;
 };
 
 static DEFINE_SPINLOCK(gb_space_lock);
 static LIST_HEAD(gb_space_queue);
 static unsigned int gb_space_nwait;	/* waiters queued */
+static unsigned int gb_space_starved;	/* evictors starved (see the top) */
+static unsigned long gb_space_grants;	/* waiters granted so far */
+static u64 gb_space_ticket;		/* arrival order: last ticket given */
+static u64 gb_space_last_grant;		/* ticket of the last waiter granted */
 static bool gb_space_closed;		/* unload: nobody waits any more */
 u32 gb_space_wait_ms;			/* debugfs tail_wait_ms; 0: default */
 static atomic64_t gb_space_waits;	/* SETs that queued (debugfs) */
 static atomic64_t gb_space_fails;	/* waiters that got no space */
-static unsigned long gb_space_max_wait;	/* longest wait that got space */
+static atomic64_t gb_space_disorder;	/* grants out of arrival order */
+static atomic_t gb_space_nevicting;	/* waiters evicting now */
+static atomic_t gb_space_max_evicting;	/* most at once (debugfs) */
+static atomic_long_t gb_space_max_wait;	/* longest wait that got space */
 
-/* The current head, or NULL. Under gb_space_lock. */
+/* The first waiter, or NULL. Under gb_space_lock. */
 static struct gb_space_waiter *gb_space_head(void)
 {
 	return list_first_entry_or_null(&gb_space_queue,
 					struct gb_space_waiter, node);
 }
 
+/* Tell @w to scan again (an evictor), waking it if it sleeps. */
+static void gb_space_poke(struct gb_space_waiter *w)
+{
+	if (w->kick)
+		return;
+	w->kick = true;
+	if (w->asleep)
+		wake_up_process(w->task);
+}
+
+/*
+ * Make the first GB_SPACE_EVICTORS waiters evictors and tell those that
+ * were none what they are now; @kick, as well, the evictors that were
+ * (GB_SPACE_KICK_BUSY: those not starved). Under gb_space_lock.
+ */
+static void gb_space_evictors(enum gb_space_kick kick)
+{
+	struct gb_space_waiter *w;
+	int i = 0;
+
+	list_for_each_entry(w, &gb_space_queue, node) {
+		if (i++ == GB_SPACE_EVICTORS)
+			break;
+		if (!w->evictor) {
+			w->evictor = true;
+			gb_space_poke(w);
+		} else if (kick == GB_SPACE_KICK_ALL ||
+			   (kick == GB_SPACE_KICK_BUSY && !w->starved)) {
+			gb_space_poke(w);
+		}
+	}
+}
+
+/* @w leaves the queue with @res and learns it (wakes). Under the lock. */
 static void gb_space_dequeue(struct gb_space_waiter *w, int res)
 {
 	list_del_init(&w->node);
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait - 1);
-	w->res = res;
+	WRITE_ONCE(w->res, res);
+	if (res)
+		atomic64_inc(&gb_space_fails);
+	if (w->asleep)
+		wake_up_process(w->task);
 }
 
 /*
- * Grant space in queue order while the head's charge fits; then tell the
- * head that is left (if any) to evict for itself. @kick: tell it even if
- * it was the head before (something may have become evictable). Caller
- * holds gb_space_lock.
+ * Grant space in queue order while the first waiter's charge fits (fail
+ * one that can never fit); then see to the evictors: new ones start,
+ * @kick says which others to tell. Caller holds gb_space_lock.
  */
-static void gb_space_grant(bool kick)
+static void gb_space_grant(enum gb_space_kick kick)
 {
 	u64 max = READ_ONCE(gb_store_ssd_max);
 	struct gb_space_waiter *w;
 
 	while ((w = gb_space_head())) {
+		if (w->acct > max) {
+			gb_space_dequeue(w, -ENOSPC);
+			continue;
+		}
 		/* a SET that saw no queue may charge meanwhile: add, check */
 		if (atomic64_add_return(w->acct, &gb_store_tail_bytes) > max) {
 			atomic64_sub(w->acct, &gb_store_tail_bytes);
 			break;
 		}
+		if (w->ticket < gb_space_last_grant)
+			atomic64_inc(&gb_space_disorder);
+		gb_space_last_grant = w->ticket;
+		WRITE_ONCE(gb_space_grants, gb_space_grants + 1);
 		gb_space_dequeue(w, 0);
-		wake_up_process(w->task);
-		kick = true;	/* a new head */
 	}
-	if (w && kick && !w->kick) {
-		w->kick = true;
-		wake_up_process(w->task);
-	}
+	gb_space_evictors(kick);
 }
 
-/* Something the head may use happened: grant, or make it look again. */
-static void gb_space_event(void)
+/* Something the waiters may use happened: grant, or tell the evictors. */
+static void gb_space_event(enum gb_space_kick kick)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&gb_space_lock, flags);
-	gb_space_grant(true);
+	gb_space_grant(kick);
 	spin_unlock_irqrestore(&gb_space_lock, flags);
 }
 
@@ -138,23 +241,38 @@ void gb_space_uncharge(u64 acct)
 	/* pairs with the smp_mb() of a waiter queueing (see the top) */
 	smp_mb__after_atomic();
 	if (unlikely(READ_ONCE(gb_space_nwait)))
-		gb_space_event();
+		gb_space_event(GB_SPACE_KICK_BUSY);
 }
 
 /**
- * gb_space_note_tail - an object with a tail may be evictable now
+ * gb_space_note_put - a put left an object with a tail evictable
  *
- * A reference on it was dropped (gb_obj_put(): not the last one, whoever
- * held it let go) or it was linked (gb_store_commit(): the SET's
- * reference went to the index): the head waiter (if any) scans again.
- * Any context; called right after the reference went.
+ * gb_obj_put() calls it right after its refcount decrement (a release)
+ * when only the index's reference (and the promotion queue's) is left.
+ * Wakes the evictors only while one starves (see the top): otherwise a
+ * barrier (free on x86) and a read. Any context.
+ */
+void gb_space_note_put(void)
+{
+	/* the decrement, then the flag: pairs with gb_space_set_starved() */
+	smp_mb__after_atomic();
+	if (unlikely(READ_ONCE(gb_space_starved)))
+		gb_space_event(GB_SPACE_KICK_ALL);
+}
+
+/**
+ * gb_space_note_tail - an object with a tail was linked
+ *
+ * gb_store_commit() calls it after its shard unlock: the SET's reference
+ * went to the index, so the object is evictable. As gb_space_note_put().
+ * Any context.
  */
 void gb_space_note_tail(void)
 {
-	/* the refcount_dec() before is no full barrier everywhere */
+	/* the link, then the flag: pairs with gb_space_set_starved() */
 	smp_mb();
-	if (unlikely(READ_ONCE(gb_space_nwait)))
-		gb_space_event();
+	if (unlikely(READ_ONCE(gb_space_starved)))
+		gb_space_event(GB_SPACE_KICK_ALL);
 }
 
 /**
@@ -182,10 +300,8 @@ static void gb_space_leave(struct gb_space_waiter *w, int res)
 	bool head = gb_space_head() == w;
 
 	gb_space_dequeue(w, res);
-	atomic64_inc(&gb_space_fails);
-	/* the next one is the head now: it may even fit */
-	if (head)
-		gb_space_grant(true);
+	/* the next one is first now: it may even fit; a new evictor */
+	gb_space_grant(head ? GB_SPACE_KICK_BUSY : GB_SPACE_KICK_NONE);
 }
 
 static unsigned long gb_space_bound(void)
@@ -196,28 +312,66 @@ static unsigned long gb_space_bound(void)
 }
 
 /*
- * The head's turn: evict tails until it is granted, or nothing more can
- * be evicted for now (every tail held, or GB_EVICT_FRUITLESS evictions
- * after which the budget's use did not drop: their space went to others
- * or a reader took the victim first). Returns with @w granted or not.
+ * @w starts (@on) or stops starving. Starting, the full barrier after the
+ * flag orders it before the scan that follows (see the top).
  */
-static void gb_space_evict(struct gb_space_waiter *w)
+static void gb_space_set_starved(struct gb_space_waiter *w, bool on)
 {
-	int fruitless = 0;
+	spin_lock_irq(&gb_space_lock);
+	w->starved = on;
+	WRITE_ONCE(gb_space_starved, gb_space_starved + (on ? 1 : -1));
+	spin_unlock_irq(&gb_space_lock);
+	if (!on)
+		return;
+	/* the flag, then the scan: pairs with gb_space_note_put()/_tail() */
+	smp_mb();
+}
 
-	while (fruitless < GB_EVICT_FRUITLESS) {
+/*
+ * An evictor's turn: evict tails until @w is granted or its bound @end
+ * passes, or evicting does not help for now (starved or fruitless, see
+ * the top). Returns with @w granted or not.
+ */
+static void gb_space_evict(struct gb_space_waiter *w, unsigned long end)
+{
+	int fruitless = 0, n, max;
+
+	n = atomic_inc_return(&gb_space_nevicting);
+	max = atomic_read(&gb_space_max_evicting);
+	while (n > max && !atomic_try_cmpxchg(&gb_space_max_evicting, &max, n))
+		;
+	while (READ_ONCE(w->res) > 0 && time_before(jiffies, end)) {
 		u64 before = atomic64_read(&gb_store_tail_bytes);
+		unsigned long grants = READ_ONCE(gb_space_grants);
 
-		if (!gb_obj_evict_inline(GB_NEED_TAIL))
-			return;
+		if (!gb_obj_evict_inline(GB_NEED_TAIL)) {
+			if (w->starved)
+				break;	/* again: sleep until an event */
+			/* count ourselves, then make sure (see the top) */
+			gb_space_set_starved(w, true);
+			continue;
+		}
+		if (w->starved)
+			gb_space_set_starved(w, false);
 		gb_store_note_pressure(true);
-		/* the victim's uncharge granted us, if it was enough */
-		if (!READ_ONCE(w->res))
-			return;
-		if (atomic64_read(&gb_store_tail_bytes) >= before)
-			fruitless++;
+		/* the victim's space went nowhere yet (still referenced) */
+		if (atomic64_read(&gb_store_tail_bytes) >= before &&
+		    READ_ONCE(gb_space_grants) == grants &&
+		    ++fruitless >= GB_EVICT_FRUITLESS)
+			break;
 		cond_resched();
 	}
+	atomic_dec(&gb_space_nevicting);
+}
+
+/* The longest wait that got space: @t (jiffies), if longer. */
+static void gb_space_note_wait(unsigned long t)
+{
+	long max = atomic_long_read(&gb_space_max_wait);
+
+	while ((long)t > max &&
+	       !atomic_long_try_cmpxchg(&gb_space_max_wait, &max, t))
+		;
 }
 
 /**
@@ -226,23 +380,24 @@ static void gb_space_evict(struct gb_space_waiter *w)
  *
  * Charges at once when nobody waits and @acct fits. Otherwise queues
  * behind the SETs already waiting and sleeps (killable) until the
- * uncharges of freed tails grant it the space in queue order; as the
- * head it evicts for itself (see the top of this file). Process context;
+ * uncharges of freed tails grant it the space in queue order; among the
+ * first waiters it evicts (see the top of this file). Process context;
  * the caller must hold no lock that a reader, a SET or an eviction may
  * need (no shard lock, no RMW lock: gb_store_concat() and
  * gb_store_arith() let theirs go to wait, see struct gb_space_pre).
  *
- * Return: 0 with @acct charged; -ENOSPC when the bound passed or the
- * store failed all waiters (reconfiguration, unload); -EINTR on a fatal
- * signal.
+ * Return: 0 with @acct charged; -ENOSPC when the bound passed, @acct is
+ * larger than the budget, or the store failed all waiters
+ * (reconfiguration, unload); -EINTR on a fatal signal.
  */
 int gb_space_charge(u64 acct)
 {
 	struct gb_space_waiter w = { .task = current, .acct = acct, .res = 1 };
-	unsigned long start = jiffies, end = start + gb_space_bound(), now;
+	unsigned long start = jiffies, end = start + gb_space_bound();
 	bool retry = false;
 	int res;
 
+	might_sleep();
 	if (gb_space_try(acct))
 		return 0;
 	spin_lock_irq(&gb_space_lock);
@@ -250,13 +405,13 @@ int gb_space_charge(u64 acct)
 		spin_unlock_irq(&gb_space_lock);
 		return -ENOSPC;
 	}
+	w.ticket = ++gb_space_ticket;
 	list_add_tail(&w.node, &gb_space_queue);
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait + 1);
-	/* pairs with the barriers of gb_space_uncharge(), _note_tail() */
+	/* pairs with the barrier of gb_space_uncharge() */
 	smp_mb();
-	/* first in the queue: it may fit, else we are the head and evict */
-	if (gb_space_head() == &w)
-		gb_space_grant(true);
+	/* first in the queue: it may fit; among the first K: evict */
+	gb_space_grant(GB_SPACE_KICK_NONE);
 	spin_unlock_irq(&gb_space_lock);
 	atomic64_inc(&gb_space_waits);
 
@@ -265,36 +420,39 @@ int gb_space_charge(u64 acct)
 		long left;
 
 		spin_lock_irq(&gb_space_lock);
+		w.asleep = false;
 		if (w.res <= 0)
 			break;
-		/* checked on every turn: events may keep the head busy */
+		/* checked on every turn: events may keep an evictor busy */
 		left = (long)(end - jiffies);
 		if (left <= 0 || fatal_signal_pending(current)) {
 			gb_space_leave(&w, left <= 0 ? -ENOSPC : -EINTR);
 			break;
 		}
-		evict = (w.kick || retry) && gb_space_head() == &w;
+		evict = w.evictor && (w.kick || retry);
 		w.kick = false;
 		retry = false;
 		if (evict) {
 			spin_unlock_irq(&gb_space_lock);
-			gb_space_evict(&w);
+			gb_space_evict(&w, end);
 			continue;
 		}
-		/* the head looks again now and then (see the top) */
-		if (gb_space_head() == &w)
+		/* an evictor looks again now and then (see the top) */
+		if (w.evictor)
 			left = min_t(long, left, GB_SPACE_RETRY);
+		w.asleep = true;
 		set_current_state(TASK_KILLABLE);
 		spin_unlock_irq(&gb_space_lock);
 		retry = !schedule_timeout(left);
 	}
 	res = w.res;
-	spin_unlock_irq(&gb_space_lock);
-	if (!res) {
-		now = jiffies - start;
-		if (now > READ_ONCE(gb_space_max_wait))
-			WRITE_ONCE(gb_space_max_wait, now);
+	if (w.starved) {
+		w.starved = false;
+		WRITE_ONCE(gb_space_starved, gb_space_starved - 1);
 	}
+	spin_unlock_irq(&gb_space_lock);
+	if (!res)
+		gb_space_note_wait(jiffies - start);
 	return res;
 }
 
@@ -303,8 +461,8 @@ int gb_space_charge(u64 acct)
  * @close: and every one that would wait from now on (unload); false: a
  *         reconfiguration, later SETs wait again
  *
- * The waiters return -ENOSPC. A head that was granted meanwhile keeps its
- * space. Process context.
+ * The waiters return -ENOSPC. One granted meanwhile keeps its space.
+ * Process context.
  */
 void gb_space_abort(bool close)
 {
@@ -313,23 +471,27 @@ void gb_space_abort(bool close)
 	spin_lock_irq(&gb_space_lock);
 	if (close)
 		gb_space_closed = true;
-	while ((w = gb_space_head())) {
+	while ((w = gb_space_head()))
 		gb_space_dequeue(w, -ENOSPC);
-		atomic64_inc(&gb_space_fails);
-		wake_up_process(w->task);
-	}
 	spin_unlock_irq(&gb_space_lock);
 }
 
 /**
  * gb_space_kick - the budget changed (ssd_max): grant what fits now
  *
- * Process context.
+ * A waiter that needs more than the new budget fails at once, wherever it
+ * is in the queue. Process context.
  */
 void gb_space_kick(void)
 {
+	u64 max = READ_ONCE(gb_store_ssd_max);
+	struct gb_space_waiter *w, *n;
+
 	spin_lock_irq(&gb_space_lock);
-	gb_space_grant(true);
+	list_for_each_entry_safe(w, n, &gb_space_queue, node)
+		if (w->acct > max)
+			gb_space_dequeue(w, -ENOSPC);
+	gb_space_grant(GB_SPACE_KICK_ALL);
 	spin_unlock_irq(&gb_space_lock);
 }
 
@@ -340,24 +502,36 @@ void gb_space_init(void)
 	WARN_ON(!list_empty(&gb_space_queue));
 	gb_space_closed = false;
 	gb_space_nwait = 0;
+	gb_space_starved = 0;
+	gb_space_grants = 0;
+	gb_space_ticket = 0;
+	gb_space_last_grant = 0;
 	spin_unlock_irq(&gb_space_lock);
 	atomic64_set(&gb_space_waits, 0);
 	atomic64_set(&gb_space_fails, 0);
-	WRITE_ONCE(gb_space_max_wait, 0);
+	atomic64_set(&gb_space_disorder, 0);
+	atomic_set(&gb_space_nevicting, 0);
+	atomic_set(&gb_space_max_evicting, 0);
+	atomic_long_set(&gb_space_max_wait, 0);
 	WRITE_ONCE(gb_space_wait_ms, 0);
 }
 
 /**
  * gb_space_dbg_stats - the wait's state for debugfs
  * @st: receives the SETs that queued, those that got no space, the
- *      waiters queued now and the longest wait that got space (ms)
+ *      waiters queued now, the longest wait that got space (ms), the
+ *      grants out of arrival order (0 unless broken) and the most waiters
+ *      that evicted at once
  */
 void gb_space_dbg_stats(struct gb_space_stats *st)
 {
 	st->waits = atomic64_read(&gb_space_waits);
 	st->fails = atomic64_read(&gb_space_fails);
 	st->waiting = READ_ONCE(gb_space_nwait);
-	st->max_wait_ms = jiffies_to_msecs(READ_ONCE(gb_space_max_wait));
+	st->max_wait_ms =
+		jiffies_to_msecs(atomic_long_read(&gb_space_max_wait));
+	st->disorder = atomic64_read(&gb_space_disorder);
+	st->max_evicting = atomic_read(&gb_space_max_evicting);
 }
 
 /**

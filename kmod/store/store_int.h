@@ -271,12 +271,15 @@ struct gb_space_stats {
 	u64 fails;		/* of them, those that got no space */
 	u64 waiting;		/* queued now */
 	u64 max_wait_ms;	/* longest wait that got space */
+	u64 disorder;		/* grants out of arrival order */
+	u64 max_evicting;	/* most waiters evicting at once */
 };
 
 extern u32 gb_space_wait_ms;
 int gb_space_charge(u64 acct);
 bool gb_space_try(u64 acct);
 void gb_space_uncharge(u64 acct);
+void gb_space_note_put(void);
 void gb_space_note_tail(void);
 void gb_space_abort(bool close);
 void gb_space_kick(void);
