@@ -389,6 +389,7 @@ struct tp_worker {
 	uint64_t bytes;
 	uint64_t gets;
 	uint64_t sets;
+	uint64_t set_errs;	/* failed SETs (--keep-going) */
 	uint64_t crc_ns;
 };
 
@@ -449,9 +450,15 @@ static void tp_set_one(struct tp_sets *s, struct tp_worker *w)
 
 	make_key(key, &klen, s->idx[j]);
 	err = be->set(s->c, key, klen, s->buf[j], opt.size);
-	if (err)
+	/* a refusal leaves the connection usable, a broken one does not */
+	if (err && (!opt.keep_going || err == GBB_IO))
 		die(EXIT_FATAL, "SET %s: %s", key, gbb_status_str(err));
 	t = gbb_now();
+	if (err) {
+		if (t >= tp_win_start && t < tp_win_end)
+			w->set_errs++;
+		return;
+	}
 	if (t >= tp_win_start && t < tp_win_end) {
 		w->bytes += opt.size;
 		w->sets++;
@@ -567,7 +574,7 @@ static void sleep_until(uint64_t t)
 static double tp_run(FILE *f, const char *kind, unsigned int qps,
 		     unsigned int depth, unsigned int run)
 {
-	uint64_t bytes = 0, gets = 0, sets = 0, crc_ns = 0, win;
+	uint64_t bytes = 0, gets = 0, sets = 0, set_errs = 0, crc_ns = 0, win;
 	struct tp_worker *w = calloc(qps, sizeof(*w));
 	struct gbb_cpu ca, cb;
 	unsigned int i;
@@ -596,6 +603,7 @@ static double tp_run(FILE *f, const char *kind, unsigned int qps,
 		bytes += w[i].bytes;
 		gets += w[i].gets;
 		sets += w[i].sets;
+		set_errs += w[i].set_errs;
 		crc_ns += w[i].crc_ns;
 	}
 	pthread_barrier_destroy(&tp_bar);
@@ -605,6 +613,8 @@ static double tp_run(FILE *f, const char *kind, unsigned int qps,
 	       kind, qps, depth, run, gbps, gets / (win / 1e9));
 	if (opt.set_pct)
 		printf(" %10.0f SET/s", sets / (win / 1e9));
+	if (opt.keep_going)
+		printf(" %llu SETs failed", (unsigned long long)set_errs);
 	if (!opt.validate)
 		printf("\n");
 	if (opt.validate)
@@ -779,6 +789,8 @@ static const char usage_text[] =
 	"                          (0..100, default 0; 100 = SETs only, one in\n"
 	"                          flight per QP; otherwise each QP has a SET\n"
 	"                          connection beside its GETs)\n"
+	"      --keep-going        a SET the server refuses is counted (SETs\n"
+	"                          failed, in the window), not fatal\n"
 	"      --validate          CRC32C every payload (cost reported apart)\n"
 	"      --lat-spin-us N     latency phase, RDMA: busy-poll the CQ up to\n"
 	"                          N us before sleeping (default 1000000, like\n"
@@ -796,7 +808,7 @@ static void print_usage(FILE *f)
 enum {
 	OPT_CLIENT = 256, OPT_LOADQPS, OPT_LATW, OPT_LATR, OPT_CONFIRM,
 	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH, OPT_LATSPIN,
-	OPT_SERVERS, OPT_SETPCT,
+	OPT_SERVERS, OPT_SETPCT, OPT_KEEPGOING,
 };
 
 static const struct option longopts[] = {
@@ -820,6 +832,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
+	{ "keep-going", no_argument, NULL, OPT_KEEPGOING },
 	{ "set-pct", required_argument, NULL, OPT_SETPCT },
 	{ "lat-spin-us", required_argument, NULL, OPT_LATSPIN },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -934,6 +947,9 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case OPT_VALIDATE:
 			opt.validate = true;
+			break;
+		case OPT_KEEPGOING:
+			opt.keep_going = true;
 			break;
 		case OPT_SETPCT:
 			opt.set_pct = parse_uint(optarg, "set-pct");

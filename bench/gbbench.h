@@ -61,6 +61,7 @@ struct gbb_opts {
 	unsigned int ncpus;
 	bool validate;
 	unsigned int set_pct;		/* throughput: share of SETs, % */
+	bool keep_going;		/* failed SETs counted, not fatal */
 	int spin_us;			/* libgoblin RDMA spin of open() */
 	int lat_spin_us;		/* the same for the latency phase */
 	const char *prefix;		/* key prefix */
