@@ -40,22 +40,30 @@
  *    referenced: their space comes with their last put, as an uncharge).
  *    Any uncharge that grants nobody wakes it (GB_SPACE_KICK_BUSY).
  *  - starved: a scan found nothing it could evict (every tail held by a
- *    reader, a send or a SET in flight). It then counts itself in
- *    gb_space_starved and scans once more before it sleeps; a put that
+ *    reader, a send or a SET in flight). It then listens: counts itself
+ *    in gb_space_starved and scans once more before it sleeps; a put that
  *    leaves an object with a tail evictable (the index's reference, and
  *    the promotion queue's, the only ones left: gb_space_note_put()) or
- *    the link of a tail (gb_space_note_tail()) wakes it while it is
- *    counted (GB_SPACE_KICK_ALL). It stays counted while it scans after
- *    such an event and stops when a scan evicts something or it leaves.
- *    The flag is what keeps the GET path cheap: a put reads it (a line
- *    that is only written when an evictor starts or stops starving) and
- *    takes no lock unless an evictor starves. Pairing: the evictor
- *    publishes gb_space_starved, smp_mb(), then scans (reads the
- *    refcounts and the CLOCK lists); a put drops its reference,
- *    smp_mb__after_atomic(), then reads gb_space_starved (a link: its
- *    shard unlock, smp_mb()). Either the scan sees the object evictable
- *    or the put sees the flag; that is why the evictor scans once more
- *    after counting itself, and why it stays counted while it rescans.
+ *    the link of a tail (gb_space_note_tail()) wakes it while it listens
+ *    (GB_SPACE_KICK_ALL). It stays counted while it scans after such an
+ *    event and stops when a scan evicts something or it leaves. The flag
+ *    is what keeps the GET path cheap: a put reads it (a line that is
+ *    only written when an evictor starts or stops listening) and takes no
+ *    lock unless an evictor listens. Pairing: the evictor publishes
+ *    gb_space_starved, smp_mb(), then scans (reads the refcounts and the
+ *    CLOCK lists); a put drops its reference, smp_mb__after_atomic(),
+ *    then reads gb_space_starved (a link: its shard unlock, smp_mb()).
+ *    Either the scan sees the object evictable or the put sees the flag;
+ *    that is why the evictor scans once more after counting itself, and
+ *    why it stays counted while it rescans.
+ *  - deaf: an event was no use (the scan it caused found nothing again:
+ *    a value read one reader after the other is evictable for a moment
+ *    after each put and held again by the time the scan gets to it). The
+ *    evictor stops listening until its next GB_SPACE_RETRY scan, which
+ *    listens again (and makes sure, as above). So whatever the readers
+ *    do, a starved evictor scans at most three times per GB_SPACE_RETRY
+ *    (an event, the retry, the scan that makes sure), once when nothing
+ *    happens; an object freed meanwhile waits for the retry.
  *
  * A waiter gives up after its bound (GB_SPACE_WAIT, debugfs
  * goblin/tail_wait_ms), also while evicting, on a fatal signal, or when the
@@ -89,7 +97,14 @@
 enum gb_space_kick {
 	GB_SPACE_KICK_NONE,
 	GB_SPACE_KICK_BUSY,	/* space freed: the evictors not starved */
-	GB_SPACE_KICK_ALL,	/* a tail may be evictable: every evictor */
+	GB_SPACE_KICK_ALL,	/* a tail may be evictable: all but deaf ones */
+};
+
+/* An evictor's view of what it can evict (see the top). */
+enum gb_space_starve {
+	GB_STARVE_NO,		/* its last scan evicted something */
+	GB_STARVE_LISTEN,	/* starved, counted in gb_space_starved */
+	GB_STARVE_DEAF,		/* starved, waits for its retry */
 };
 
 /**
@@ -101,8 +116,7 @@ enum gb_space_kick {
  * @res:     1 while queued; 0 once charged (granted); -errno once failed
  * @kick:    evictor: something may have changed, scan again
  * @evictor: among the first GB_SPACE_EVICTORS: evicts when kicked
- * @starved: its scans found nothing to evict; counted in gb_space_starved
- *           (written by the waiter only)
+ * @starve:  enum gb_space_starve (written by the waiter only)
  * @asleep:  sleeps or is about to: wake it to tell it something
  *
  * Everything but @task, @acct and @ticket is under gb_space_lock; @res is
@@ -116,14 +130,14 @@ struct gb_space_waiter {
 	int res;
 	bool kick;
 	bool evictor;
-	bool starved;
+	u8 starve;
 	bool asleep;
 };
 
 static DEFINE_SPINLOCK(gb_space_lock);
 static LIST_HEAD(gb_space_queue);
 static unsigned int gb_space_nwait;	/* waiters queued */
-static unsigned int gb_space_starved;	/* evictors starved (see the top) */
+static unsigned int gb_space_starved;	/* evictors listening (the top) */
 static unsigned long gb_space_grants;	/* waiters granted so far */
 static u64 gb_space_ticket;		/* arrival order: last ticket given */
 static u64 gb_space_last_grant;		/* ticket of the last waiter granted */
@@ -169,8 +183,10 @@ static void gb_space_evictors(enum gb_space_kick kick)
 		if (!w->evictor) {
 			w->evictor = true;
 			gb_space_poke(w);
-		} else if (kick == GB_SPACE_KICK_ALL ||
-			   (kick == GB_SPACE_KICK_BUSY && !w->starved)) {
+		} else if ((kick == GB_SPACE_KICK_ALL &&
+			    w->starve != GB_STARVE_DEAF) ||
+			   (kick == GB_SPACE_KICK_BUSY &&
+			    w->starve == GB_STARVE_NO)) {
 			gb_space_poke(w);
 		}
 	}
@@ -254,7 +270,7 @@ void gb_space_uncharge(u64 acct)
  */
 void gb_space_note_put(void)
 {
-	/* the decrement, then the flag: pairs with gb_space_set_starved() */
+	/* the decrement, then the flag: pairs with gb_space_set_starve() */
 	smp_mb__after_atomic();
 	if (unlikely(READ_ONCE(gb_space_starved)))
 		gb_space_event(GB_SPACE_KICK_ALL);
@@ -269,7 +285,7 @@ void gb_space_note_put(void)
  */
 void gb_space_note_tail(void)
 {
-	/* the link, then the flag: pairs with gb_space_set_starved() */
+	/* the link, then the flag: pairs with gb_space_set_starve() */
 	smp_mb();
 	if (unlikely(READ_ONCE(gb_space_starved)))
 		gb_space_event(GB_SPACE_KICK_ALL);
@@ -312,29 +328,35 @@ static unsigned long gb_space_bound(void)
 }
 
 /*
- * @w starts (@on) or stops starving. Starting, the full barrier after the
- * flag orders it before the scan that follows (see the top).
+ * @w's view changes to @to (enum gb_space_starve). Starting to listen,
+ * the full barrier after the count orders it before the scan that follows
+ * (see the top).
  */
-static void gb_space_set_starved(struct gb_space_waiter *w, bool on)
+static void gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 {
+	int d = (to == GB_STARVE_LISTEN) - (w->starve == GB_STARVE_LISTEN);
+
 	spin_lock_irq(&gb_space_lock);
-	w->starved = on;
-	WRITE_ONCE(gb_space_starved, gb_space_starved + (on ? 1 : -1));
+	w->starve = to;
+	WRITE_ONCE(gb_space_starved, gb_space_starved + d);
 	spin_unlock_irq(&gb_space_lock);
-	if (!on)
+	if (to != GB_STARVE_LISTEN)
 		return;
-	/* the flag, then the scan: pairs with gb_space_note_put()/_tail() */
+	/* the count, then the scan: pairs with gb_space_note_put()/_tail() */
 	smp_mb();
 }
 
 /*
  * An evictor's turn: evict tails until @w is granted or its bound @end
  * passes, or evicting does not help for now (starved or fruitless, see
- * the top). Returns with @w granted or not.
+ * the top). @timer: the turn comes from its GB_SPACE_RETRY, not from an
+ * event. Returns with @w granted or not.
  */
-static void gb_space_evict(struct gb_space_waiter *w, unsigned long end)
+static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
+			   bool timer)
 {
 	int fruitless = 0, n, max;
+	bool sure = false;
 
 	n = atomic_inc_return(&gb_space_nevicting);
 	max = atomic_read(&gb_space_max_evicting);
@@ -345,14 +367,19 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end)
 		unsigned long grants = READ_ONCE(gb_space_grants);
 
 		if (!gb_obj_evict_inline(GB_NEED_TAIL)) {
-			if (w->starved)
-				break;	/* again: sleep until an event */
-			/* count ourselves, then make sure (see the top) */
-			gb_space_set_starved(w, true);
-			continue;
+			if (w->starve != GB_STARVE_LISTEN) {
+				/* listen, then make sure (see the top) */
+				gb_space_set_starve(w, GB_STARVE_LISTEN);
+				sure = true;
+				continue;
+			}
+			/* the event that sent us here was no use */
+			if (!timer && !sure)
+				gb_space_set_starve(w, GB_STARVE_DEAF);
+			break;	/* sleep until an event or the retry */
 		}
-		if (w->starved)
-			gb_space_set_starved(w, false);
+		if (w->starve != GB_STARVE_NO)
+			gb_space_set_starve(w, GB_STARVE_NO);
 		gb_store_note_pressure(true);
 		/* the victim's space went nowhere yet (still referenced) */
 		if (atomic64_read(&gb_store_tail_bytes) >= before &&
@@ -416,7 +443,7 @@ int gb_space_charge(u64 acct)
 	atomic64_inc(&gb_space_waits);
 
 	for (;;) {
-		bool evict;
+		bool evict, timer;
 		long left;
 
 		spin_lock_irq(&gb_space_lock);
@@ -430,11 +457,12 @@ int gb_space_charge(u64 acct)
 			break;
 		}
 		evict = w.evictor && (w.kick || retry);
+		timer = !w.kick;
 		w.kick = false;
 		retry = false;
 		if (evict) {
 			spin_unlock_irq(&gb_space_lock);
-			gb_space_evict(&w, end);
+			gb_space_evict(&w, end, timer);
 			continue;
 		}
 		/* an evictor looks again now and then (see the top) */
@@ -446,10 +474,8 @@ int gb_space_charge(u64 acct)
 		retry = !schedule_timeout(left);
 	}
 	res = w.res;
-	if (w.starved) {
-		w.starved = false;
+	if (w.starve == GB_STARVE_LISTEN)
 		WRITE_ONCE(gb_space_starved, gb_space_starved - 1);
-	}
 	spin_unlock_irq(&gb_space_lock);
 	if (!res)
 		gb_space_note_wait(jiffies - start);
