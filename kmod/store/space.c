@@ -330,7 +330,9 @@ static unsigned long gb_space_bound(void)
 /*
  * @w's view changes to @to (enum gb_space_starve). Starting to listen,
  * the full barrier after the count orders it before the scan that follows
- * (see the top).
+ * (see the top). Going deaf also forgets the kicks that came meanwhile:
+ * with reads faster than a scan, a kick is always pending when the scan
+ * ends, and the evictor would scan back to back.
  */
 static void gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 {
@@ -339,6 +341,9 @@ static void gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 	spin_lock_irq(&gb_space_lock);
 	w->starve = to;
 	WRITE_ONCE(gb_space_starved, gb_space_starved + d);
+	/* deaf: drop the events that came during the useless scan too */
+	if (to == GB_STARVE_DEAF)
+		w->kick = false;
 	spin_unlock_irq(&gb_space_lock);
 	if (to != GB_STARVE_LISTEN)
 		return;
