@@ -395,17 +395,20 @@ struct tp_worker {
 
 /*
  * SETs of the throughput phase (--set-pct): stream w rewrites the corpus
- * objects w, w + qps, w + 2 * qps ... (TP_SET_KEYS of them, fewer for a
- * small corpus) with the bytes the load phase gave them, so a GET of any
- * key still reads what it expects. The values are filled once, before the
- * window: a SET costs the client one copy (or none), never a fill.
+ * objects w, w + qps, w + 2 * qps ... (--set-keys of them, default
+ * TP_SET_BUFS, fewer for a small corpus) with the bytes the load phase
+ * gave them, so a GET of any key still reads what it expects. The values
+ * are filled once, before the window: a SET costs the client one copy (or
+ * none), never a fill. More keys than TP_SET_BUFS (SETs only) share the
+ * buffers: key j gets buffer j % TP_SET_BUFS, not its corpus bytes.
  */
-#define TP_SET_KEYS	4
+#define TP_SET_BUFS	4
+#define TP_SET_KEYS_MAX	65536
 
 struct tp_sets {
 	struct gbb_conn *c;
-	unsigned char *buf[TP_SET_KEYS];
-	uint32_t idx[TP_SET_KEYS];
+	unsigned char *buf[TP_SET_BUFS];
+	uint32_t *idx;
 	unsigned int n;
 	unsigned int next;
 };
@@ -415,10 +418,15 @@ static void tp_sets_init(struct tp_sets *s, const struct tp_worker *w)
 	uint32_t i;
 
 	memset(s, 0, sizeof(*s));
-	for (i = w->idx; i < opt.count && s->n < TP_SET_KEYS; i += w->qps) {
+	s->idx = calloc(opt.set_keys, sizeof(*s->idx));
+	if (!s->idx)
+		die(EXIT_FATAL, "out of memory");
+	for (i = w->idx; i < opt.count && s->n < opt.set_keys; i += w->qps) {
 		s->idx[s->n] = i;
-		s->buf[s->n] = alloc_faulted(opt.size);
-		gbb_fill(s->buf[s->n], opt.size, i);
+		if (s->n < TP_SET_BUFS) {
+			s->buf[s->n] = alloc_faulted(opt.size);
+			gbb_fill(s->buf[s->n], opt.size, i);
+		}
 		s->n++;
 	}
 	/* a stream beyond the corpus rewrites object 0 */
@@ -435,8 +443,9 @@ static void tp_sets_fini(struct tp_sets *s)
 	unsigned int i;
 
 	be->close(s->c);
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n && i < TP_SET_BUFS; i++)
 		munmap(s->buf[i], opt.size);
+	free(s->idx);
 }
 
 /* One synchronous SET; counted when it completed inside the window. */
@@ -449,7 +458,7 @@ static void tp_set_one(struct tp_sets *s, struct tp_worker *w)
 	int err;
 
 	make_key(key, &klen, s->idx[j]);
-	err = be->set(s->c, key, klen, s->buf[j], opt.size);
+	err = be->set(s->c, key, klen, s->buf[j % TP_SET_BUFS], opt.size);
 	/* a refusal leaves the connection usable, a broken one does not */
 	if (err && (!opt.keep_going || err == GBB_IO))
 		die(EXIT_FATAL, "SET %s: %s", key, gbb_status_str(err));
@@ -789,6 +798,9 @@ static const char usage_text[] =
 	"                          (0..100, default 0; 100 = SETs only, one in\n"
 	"                          flight per QP; otherwise each QP has a SET\n"
 	"                          connection beside its GETs)\n"
+	"      --set-keys N        throughput: corpus objects each QP's SETs\n"
+	"                          rewrite in turn (default 4; more only with\n"
+	"                          --set-pct 100: they share 4 buffers)\n"
 	"      --keep-going        a SET the server refuses is counted (SETs\n"
 	"                          failed, in the window), not fatal\n"
 	"      --validate          CRC32C every payload (cost reported apart)\n"
@@ -808,7 +820,7 @@ static void print_usage(FILE *f)
 enum {
 	OPT_CLIENT = 256, OPT_LOADQPS, OPT_LATW, OPT_LATR, OPT_CONFIRM,
 	OPT_SAT, OPT_SEED, OPT_VALIDATE, OPT_PREFIX, OPT_WATCH, OPT_LATSPIN,
-	OPT_SERVERS, OPT_SETPCT, OPT_KEEPGOING,
+	OPT_SERVERS, OPT_SETPCT, OPT_KEEPGOING, OPT_SETKEYS,
 };
 
 static const struct option longopts[] = {
@@ -833,6 +845,7 @@ static const struct option longopts[] = {
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
 	{ "keep-going", no_argument, NULL, OPT_KEEPGOING },
+	{ "set-keys", required_argument, NULL, OPT_SETKEYS },
 	{ "set-pct", required_argument, NULL, OPT_SETPCT },
 	{ "lat-spin-us", required_argument, NULL, OPT_LATSPIN },
 	{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -873,6 +886,7 @@ static void parse_opts(int argc, char **argv)
 	opt.lat_reqs = 1000;
 	opt.reps = 3;
 	opt.confirm = 3;
+	opt.set_keys = TP_SET_BUFS;
 	opt.sat_frac = 0.95;
 	opt.seed = 1;
 	opt.prefix = "gbb";
@@ -950,6 +964,12 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case OPT_KEEPGOING:
 			opt.keep_going = true;
+			break;
+		case OPT_SETKEYS:
+			opt.set_keys = parse_uint(optarg, "set-keys");
+			if (!opt.set_keys || opt.set_keys > TP_SET_KEYS_MAX)
+				die(EXIT_USAGE, "set-keys must be in 1..%d",
+				    TP_SET_KEYS_MAX);
 			break;
 		case OPT_SETPCT:
 			opt.set_pct = parse_uint(optarg, "set-pct");
@@ -1033,6 +1053,9 @@ int main(int argc, char **argv)
 	int p;
 
 	parse_opts(argc, argv);
+	if (opt.set_keys > TP_SET_BUFS && opt.set_pct != 100)
+		die(EXIT_USAGE, "--set-keys above %d needs --set-pct 100",
+		    TP_SET_BUFS);
 	if (optind >= argc) {
 		print_usage(stderr);
 		return EXIT_USAGE;

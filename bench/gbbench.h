@@ -62,6 +62,7 @@ struct gbb_opts {
 	bool validate;
 	unsigned int set_pct;		/* throughput: share of SETs, % */
 	bool keep_going;		/* failed SETs counted, not fatal */
+	unsigned int set_keys;		/* objects a QP's SETs rewrite */
 	int spin_us;			/* libgoblin RDMA spin of open() */
 	int lat_spin_us;		/* the same for the latency phase */
 	const char *prefix;		/* key prefix */
