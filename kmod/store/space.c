@@ -26,11 +26,14 @@
  * with a wake-up per SET. Whoever evicts, the space freed goes to the
  * queue in order, so fairness does not depend on who evicted: an evictor
  * behind the first waiter evicts for the ones ahead of it and then for
- * itself. It stops when it is granted (or its bound passes); only the
- * evictions in flight at that moment, at most one per evictor, may free
- * more than the queue needs: over-eviction is bounded by K victims. A
- * waiter that becomes an evictor (queued among the first K, or moved up)
- * is woken to start.
+ * itself. It stops when it is granted (or its bound passes), after the
+ * eviction it is running; so when the queue empties, only the evictions
+ * in flight then may free more than the queue needed: one per waiter that
+ * was evicting, the K evictors and those granted just before that finish
+ * theirs (debugfs tail_evictors_max: 7 at once seen on the debug kernel
+ * with K = 4). Over-eviction is bounded by those victims. A waiter that
+ * becomes an evictor (queued among the first K, or moved up) is woken to
+ * start.
  *
  * An evictor sleeps when evicting does not help for now, and scans again
  * on an event or after GB_SPACE_RETRY at most (a safety net for changes
