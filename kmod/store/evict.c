@@ -202,7 +202,10 @@ static struct gb_shard *gb_evict_pick(u64 *next, u64 *seen)
  * Process context; the caller holds no shard lock (see index.c).
  *
  * Return: GB_EVICT_EVICTED or GB_EVICT_REAPED if an object that frees
- * @need was unlinked; GB_EVICT_NONE if none of the entries looked at would.
+ * @need was unlinked; GB_EVICT_NONE if none of the entries looked at would
+ * and they covered the CLOCK (twice its length, or every shard empty);
+ * GB_EVICT_WINDOW if none would but the window ran out first: the entries
+ * after it were not looked at, so a further call may well find one.
  */
 enum gb_evict_res gb_store_evict(enum gb_need need)
 {
@@ -210,7 +213,7 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 	struct gb_obj_priv *priv;
 	struct gb_shard *sh;
 	s64 now = gb_now();
-	u64 scan, n = 0, next, seen;
+	u64 scan, lap, n = 0, next, seen;
 	LIST_HEAD(put);
 
 	/*
@@ -219,7 +222,8 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 	 * Per-shard lock classes would need this to change.
 	 */
 	might_lock(&gb_store_shards[0].lock);
-	scan = min_t(u64, GB_EVICT_SCAN, 2 * gb_store_shard_items() + 2);
+	lap = 2 * gb_store_shard_items() + 2;
+	scan = min_t(u64, GB_EVICT_SCAN, lap);
 	while (n < scan && res == GB_EVICT_NONE) {
 		bool first = true;
 
@@ -273,13 +277,15 @@ enum gb_evict_res gb_store_evict(enum gb_need need)
 		gb_store_put_list(&put);
 	}
 	atomic64_add(n, &gb_store_evict_scanned);
+	if (res == GB_EVICT_NONE && n >= scan && scan < lap)
+		res = GB_EVICT_WINDOW;
 	return res;
 }
 
 /* gb_store_evict(): whether anything that frees @need was unlinked. */
 bool gb_store_evict_one(enum gb_need need)
 {
-	return gb_store_evict(need) != GB_EVICT_NONE;
+	return gb_evict_hit(gb_store_evict(need));
 }
 
 /*
@@ -378,7 +384,7 @@ void gb_store_reclaim_work_fn(struct work_struct *work)
 			break;
 		}
 		r = gb_store_evict(GB_NEED_ANY);
-		if (r == GB_EVICT_NONE) {
+		if (!gb_evict_hit(r)) {
 			stalled = true;
 			break;
 		}

@@ -125,17 +125,23 @@ void gb_obj_put(struct gb_obj *obj)
 }
 
 /*
- * A SET evicts for itself (RAM or SSD budget): whether something that
- * frees @need went, counting GB_ST_EVICT_INLINE when it was an eviction
- * (not the reap of a dead object).
+ * A SET evicts for itself (RAM or SSD budget): what gb_store_evict() did,
+ * counting GB_ST_EVICT_INLINE when it was an eviction (not the reap of a
+ * dead object).
  */
-bool gb_obj_evict_inline(enum gb_need need)
+enum gb_evict_res gb_obj_evict_inline_res(enum gb_need need)
 {
 	enum gb_evict_res r = gb_store_evict(need);
 
 	if (r == GB_EVICT_EVICTED)
 		gb_stat_inc(GB_ST_EVICT_INLINE);
-	return r != GB_EVICT_NONE;
+	return r;
+}
+
+/* As gb_obj_evict_inline_res(): whether something that frees @need went. */
+bool gb_obj_evict_inline(enum gb_need need)
+{
+	return gb_evict_hit(gb_obj_evict_inline_res(need));
 }
 
 /*

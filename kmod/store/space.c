@@ -42,8 +42,16 @@
  *    budget's use dropped nor a waiter was granted (the victims are still
  *    referenced: their space comes with their last put, as an uncharge).
  *    Any uncharge that grants nobody wakes it (GB_SPACE_KICK_BUSY).
- *  - starved: a scan found nothing it could evict (every tail held by a
- *    reader, a send or a SET in flight). It then listens: counts itself
+ *  - starved: it scanned the whole CLOCK and found nothing it could evict
+ *    (every tail held by a reader, a send or a SET in flight, or read
+ *    since the hand last passed it). One gb_store_evict() looks at one
+ *    window (GB_EVICT_SCAN entries): a window that ran out
+ *    (GB_EVICT_WINDOW) is no starvation, the evictor goes on with the next
+ *    one, up to gb_space_windows() windows since its last hit (a lap: twice
+ *    the index, as a small index's single gb_store_evict(); at most
+ *    GB_EVICT_WAITS windows, what a SET short of memory scans). Only then
+ *    is it starved; once starved, each scan below is one window. It then
+ *    listens: counts itself
  *    in gb_space_starved and scans once more before it sleeps; a put that
  *    leaves an object with a tail evictable (the index's reference, and
  *    the promotion queue's, the only ones left: gb_space_note_put()) or
@@ -56,9 +64,16 @@
  *    gb_space_starved, smp_mb(), then scans (reads the refcounts and the
  *    CLOCK lists); a put drops its reference, smp_mb__after_atomic(),
  *    then reads gb_space_starved (a link: its shard unlock, smp_mb()).
- *    Either the scan sees the object evictable or the put sees the flag;
- *    that is why the evictor scans once more after counting itself, and
- *    why it stays counted while it rescans.
+ *    A put that does not see the flag came before the scan read the
+ *    refcounts, and a put that comes later sees it and wakes the evictor:
+ *    no release is lost. But a scan is one window from the hand: what
+ *    holds is that a release before the evictor listened is found by the
+ *    make-sure scan if that window covers the object (always on an index
+ *    of up to GB_EVICT_SCAN / 2 objects), else by a later window (an
+ *    event's or a GB_SPACE_RETRY one, each going on from where the last
+ *    stopped); a newly linked tail is the youngest entry, a lap from the
+ *    hand. So on a large index a starved evictor may find a released tail
+ *    only after several retries, or not before its bound.
  *  - deaf: an event was no use (the scan it caused found nothing again:
  *    a value read one reader after the other is evictable for a moment
  *    after each put and held again by the time the scan gets to it). The
@@ -121,6 +136,7 @@ enum gb_space_starve {
  * @evictor: among the first GB_SPACE_EVICTORS: evicts when kicked
  * @starve:  enum gb_space_starve (written by the waiter only)
  * @asleep:  sleeps or is about to: wake it to tell it something
+ * @wins:    evictor: CLOCK windows scanned since its last hit (the top)
  *
  * Everything but @task, @acct and @ticket is under gb_space_lock; @res is
  * also read without it by its waiter while it evicts.
@@ -135,6 +151,7 @@ struct gb_space_waiter {
 	bool evictor;
 	u8 starve;
 	bool asleep;
+	unsigned int wins;
 };
 
 static DEFINE_SPINLOCK(gb_space_lock);
@@ -355,10 +372,23 @@ static void gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 }
 
 /*
+ * The CLOCK windows (gb_store_evict()) an evictor scans without a hit
+ * before it counts as starved: enough for a lap (twice the index, as one
+ * gb_store_evict() on a small one), at most GB_EVICT_WAITS (the scans a
+ * SET short of memory makes).
+ */
+static unsigned int gb_space_windows(void)
+{
+	u64 lap = 2 * gb_store_shard_items() + 2;
+
+	return min_t(u64, DIV_ROUND_UP(lap, GB_EVICT_SCAN), GB_EVICT_WAITS);
+}
+
+/*
  * An evictor's turn: evict tails until @w is granted or its bound @end
- * passes, or evicting does not help for now (starved or fruitless, see
- * the top). @timer: the turn comes from its GB_SPACE_RETRY, not from an
- * event. Returns with @w granted or not.
+ * passes (or a fatal signal comes), or evicting does not help for now
+ * (starved or fruitless, see the top). @timer: the turn comes from its
+ * GB_SPACE_RETRY, not from an event. Returns with @w granted or not.
  */
 static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 			   bool timer)
@@ -370,11 +400,18 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 	max = atomic_read(&gb_space_max_evicting);
 	while (n > max && !atomic_try_cmpxchg(&gb_space_max_evicting, &max, n))
 		;
-	while (READ_ONCE(w->res) > 0 && time_before(jiffies, end)) {
+	while (READ_ONCE(w->res) > 0 && time_before(jiffies, end) &&
+	       !fatal_signal_pending(current)) {
 		u64 before = atomic64_read(&gb_store_tail_bytes);
 		unsigned long grants = READ_ONCE(gb_space_grants);
+		enum gb_evict_res r = gb_obj_evict_inline_res(GB_NEED_TAIL);
 
-		if (!gb_obj_evict_inline(GB_NEED_TAIL)) {
+		/* the window ran out: the rest of the CLOCK is still to see */
+		if (r == GB_EVICT_WINDOW && ++w->wins < gb_space_windows()) {
+			cond_resched();
+			continue;
+		}
+		if (!gb_evict_hit(r)) {
 			if (w->starve != GB_STARVE_LISTEN) {
 				/* listen, then make sure (see the top) */
 				gb_space_set_starve(w, GB_STARVE_LISTEN);
@@ -386,6 +423,7 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 				gb_space_set_starve(w, GB_STARVE_DEAF);
 			break;	/* sleep until an event or the retry */
 		}
+		w->wins = 0;
 		if (w->starve != GB_STARVE_NO)
 			gb_space_set_starve(w, GB_STARVE_NO);
 		gb_store_note_pressure(true);

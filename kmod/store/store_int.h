@@ -315,9 +315,17 @@ enum gb_evict_res {
 	GB_EVICT_NONE,		/* nothing that frees what was asked for */
 	GB_EVICT_EVICTED,	/* a live object was evicted */
 	GB_EVICT_REAPED,	/* a dead (expired, flushed) one was unlinked */
+	GB_EVICT_WINDOW,	/* nothing so far, but the CLOCK is not covered */
 };
 
+/* @r unlinked something that frees what was asked for */
+static inline bool gb_evict_hit(enum gb_evict_res r)
+{
+	return r == GB_EVICT_EVICTED || r == GB_EVICT_REAPED;
+}
+
 enum gb_evict_res gb_store_evict(enum gb_need need);
+enum gb_evict_res gb_obj_evict_inline_res(enum gb_need need);
 bool gb_store_evict_one(enum gb_need need);
 extern struct work_struct gb_store_reclaim_work;
 extern unsigned long gb_store_reclaim_next;
