@@ -21,10 +21,12 @@
  *
  * Eviction is parallel. The first GB_SPACE_EVICTORS waiters (the
  * evictors) evict tails, each on its own, as SETs did before there was a
- * queue: the CLOCK hands spread over the shards, so K evictors run K
- * evictions at once instead of handing the hand from one SET to the next
- * with a wake-up per SET. Whoever evicts, the space freed goes to the
- * queue in order, so fairness does not depend on who evicted: an evictor
+ * queue: there is one CLOCK over the shard lists, but each run takes the
+ * next-oldest of the three oldest shards whose lock is free
+ * (gb_evict_pick()), so K evictors run K evictions at once instead of
+ * handing the hand from one SET to the next with a wake-up per SET.
+ * Whoever evicts, the space freed goes to the queue in order, so
+ * fairness does not depend on who evicted: an evictor
  * behind the first waiter evicts for the ones ahead of it and then for
  * itself. It stops when it is granted (or its bound passes), after the
  * eviction it is running; so when the queue empties, only the evictions
@@ -41,47 +43,62 @@
  *  - fruitless: GB_EVICT_FRUITLESS evictions after which neither the
  *    budget's use dropped nor a waiter was granted (the victims are still
  *    referenced: their space comes with their last put, as an uncharge).
- *    Any uncharge that grants nobody wakes it (GB_SPACE_KICK_BUSY).
+ *    Any uncharge that grants nobody wakes it (GB_SPACE_KICK_BUSY; one
+ *    that grants a waiter does not: the space went to it).
  *  - starved: it scanned the whole CLOCK and found nothing it could evict
  *    (every tail held by a reader, a send or a SET in flight, or read
  *    since the hand last passed it). One gb_store_evict() looks at one
  *    window (GB_EVICT_SCAN entries): a window that ran out
  *    (GB_EVICT_WINDOW) is no starvation, the evictor goes on with the next
- *    one, up to gb_space_windows() windows since its last hit (a lap: twice
- *    the index, as a small index's single gb_store_evict(); at most
- *    GB_EVICT_WAITS windows, what a SET short of memory scans). Only then
- *    is it starved; once starved, each scan below is one window. It then
- *    listens: counts itself
- *    in gb_space_starved and scans once more before it sleeps; a put that
+ *    one, until the evictors together scanned gb_space_windows() windows
+ *    since the last hit (gb_space_wins; a lap: twice the index, as a
+ *    small index's single gb_store_evict(); at most GB_EVICT_WAITS
+ *    windows, what a SET short of memory scans). Only then is it starved;
+ *    once starved, each scan below is one window, except after the link
+ *    of a new tail, which starts the count again (it is a lap from the
+ *    hand). The count starts again too when the queue empties.
+ *    Starvation is shared (one CLOCK): the first evictor to starve is the
+ *    scout (gb_space_scout), the only one that listens, retries and makes
+ *    sure. Any other evictor that starves (or becomes an evictor) while
+ *    there is a scout waits (GB_STARVE_WAIT): it sleeps without a retry
+ *    until an evictor evicts something or the scout leaves
+ *    (gb_space_unwait()), and then scans afresh; one of them may become
+ *    the next scout.
+ *  - listen: the scout counts itself in gb_space_starved and scans once
+ *    more before it sleeps; a put that
  *    leaves an object with a tail evictable (the index's reference, and
  *    the promotion queue's, the only ones left: gb_space_note_put()) or
  *    the link of a tail (gb_space_note_tail()) wakes it while it listens
  *    (GB_SPACE_KICK_ALL). It stays counted while it scans after such an
  *    event and stops when a scan evicts something or it leaves. The flag
- *    is what keeps the GET path cheap: a put reads it (a line that is
- *    only written when an evictor starts or stops listening) and takes no
- *    lock unless an evictor listens. Pairing: the evictor publishes
+ *    is what keeps the GET path cheap: a put reads it (a read-mostly
+ *    word, only written when the scout starts or stops listening) and
+ *    takes no lock unless the scout listens. Pairing: the scout publishes
  *    gb_space_starved, smp_mb(), then scans (reads the refcounts and the
  *    CLOCK lists); a put drops its reference, smp_mb__after_atomic(),
  *    then reads gb_space_starved (a link: its shard unlock, smp_mb()).
  *    A put that does not see the flag came before the scan read the
- *    refcounts, and a put that comes later sees it and wakes the evictor:
+ *    refcounts, and a put that comes later sees it and wakes the scout:
  *    no release is lost. But a scan is one window from the hand: what
- *    holds is that a release before the evictor listened is found by the
+ *    holds is that a release before the scout listened is found by the
  *    make-sure scan if that window covers the object (always on an index
  *    of up to GB_EVICT_SCAN / 2 objects), else by a later window (an
  *    event's or a GB_SPACE_RETRY one, each going on from where the last
- *    stopped); a newly linked tail is the youngest entry, a lap from the
- *    hand. So on a large index a starved evictor may find a released tail
- *    only after several retries, or not before its bound.
+ *    stopped). So on a large index a starved scout may find a released
+ *    tail only after several retries, or not before its bound. A newly
+ *    linked tail is the youngest entry, a lap from the hand: its event
+ *    buys a lap of windows (gb_space_wins starts again), so it is found
+ *    unless it is read again meanwhile.
  *  - deaf: an event was no use (the scan it caused found nothing again:
  *    a value read one reader after the other is evictable for a moment
  *    after each put and held again by the time the scan gets to it). The
- *    evictor stops listening until its next GB_SPACE_RETRY scan, which
- *    listens again (and makes sure, as above). So whatever the readers
- *    do, a starved evictor scans at most three times per GB_SPACE_RETRY
- *    (an event, the retry, the scan that makes sure), once when nothing
- *    happens; an object freed meanwhile waits for the retry.
+ *    scout stops listening to releases and to new tails (and forgets the
+ *    kicks that came during that scan) until its next GB_SPACE_RETRY
+ *    scan, which listens again (and makes sure, as above). So whatever
+ *    the readers do, starved waiters scan at most three windows per
+ *    GB_SPACE_RETRY in all (an event, the retry, the scan that makes
+ *    sure), one when nothing happens; an object freed meanwhile waits for
+ *    the retry.
  *
  * A waiter gives up after its bound (GB_SPACE_WAIT, debugfs
  * goblin/tail_wait_ms), also while evicting, on a fatal signal, or when the
@@ -121,8 +138,9 @@ enum gb_space_kick {
 /* An evictor's view of what it can evict (see the top). */
 enum gb_space_starve {
 	GB_STARVE_NO,		/* its last scan evicted something */
-	GB_STARVE_LISTEN,	/* starved, counted in gb_space_starved */
-	GB_STARVE_DEAF,		/* starved, waits for its retry */
+	GB_STARVE_LISTEN,	/* the scout, counted in gb_space_starved */
+	GB_STARVE_DEAF,		/* the scout, waits for its retry */
+	GB_STARVE_WAIT,		/* starved, sleeps until the scout pokes it */
 };
 
 /**
@@ -134,9 +152,9 @@ enum gb_space_starve {
  * @res:     1 while queued; 0 once charged (granted); -errno once failed
  * @kick:    evictor: something may have changed, scan again
  * @evictor: among the first GB_SPACE_EVICTORS: evicts when kicked
- * @starve:  enum gb_space_starve (written by the waiter only)
+ * @starve:  enum gb_space_starve (written by the waiter; from WAIT to NO
+ *           by whoever pokes it)
  * @asleep:  sleeps or is about to: wake it to tell it something
- * @wins:    evictor: CLOCK windows scanned since its last hit (the top)
  *
  * Everything but @task, @acct and @ticket is under gb_space_lock; @res is
  * also read without it by its waiter while it evicts.
@@ -151,13 +169,14 @@ struct gb_space_waiter {
 	bool evictor;
 	u8 starve;
 	bool asleep;
-	unsigned int wins;
 };
 
 static DEFINE_SPINLOCK(gb_space_lock);
 static LIST_HEAD(gb_space_queue);
 static unsigned int gb_space_nwait;	/* waiters queued */
 static unsigned int gb_space_starved;	/* evictors listening (the top) */
+static struct gb_space_waiter *gb_space_scout;	/* the starved one that scans */
+static atomic_t gb_space_wins;		/* CLOCK windows since the last hit */
 static unsigned long gb_space_grants;	/* waiters granted so far */
 static u64 gb_space_ticket;		/* arrival order: last ticket given */
 static u64 gb_space_last_grant;		/* ticket of the last waiter granted */
@@ -202,9 +221,14 @@ static void gb_space_evictors(enum gb_space_kick kick)
 			break;
 		if (!w->evictor) {
 			w->evictor = true;
-			gb_space_poke(w);
+			/* the scout looks for all: sleep until it finds */
+			if (gb_space_scout)
+				w->starve = GB_STARVE_WAIT;
+			else
+				gb_space_poke(w);
 		} else if ((kick == GB_SPACE_KICK_ALL &&
-			    w->starve != GB_STARVE_DEAF) ||
+			    (w->starve == GB_STARVE_NO ||
+			     w->starve == GB_STARVE_LISTEN)) ||
 			   (kick == GB_SPACE_KICK_BUSY &&
 			    w->starve == GB_STARVE_NO)) {
 			gb_space_poke(w);
@@ -217,6 +241,9 @@ static void gb_space_dequeue(struct gb_space_waiter *w, int res)
 {
 	list_del_init(&w->node);
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait - 1);
+	/* the next waiter looks at a whole lap before it starves */
+	if (!gb_space_nwait)
+		atomic_set(&gb_space_wins, 0);
 	WRITE_ONCE(w->res, res);
 	if (res)
 		atomic64_inc(&gb_space_fails);
@@ -233,6 +260,7 @@ static void gb_space_grant(enum gb_space_kick kick)
 {
 	u64 max = READ_ONCE(gb_store_ssd_max);
 	struct gb_space_waiter *w;
+	bool granted = false;
 
 	while ((w = gb_space_head())) {
 		if (w->acct > max) {
@@ -249,7 +277,11 @@ static void gb_space_grant(enum gb_space_kick kick)
 		gb_space_last_grant = w->ticket;
 		WRITE_ONCE(gb_space_grants, gb_space_grants + 1);
 		gb_space_dequeue(w, 0);
+		granted = true;
 	}
+	/* the space went to a waiter: no use scanning for it */
+	if (granted && kick == GB_SPACE_KICK_BUSY)
+		kick = GB_SPACE_KICK_NONE;
 	gb_space_evictors(kick);
 }
 
@@ -307,8 +339,11 @@ void gb_space_note_tail(void)
 {
 	/* the link, then the flag: pairs with gb_space_set_starve() */
 	smp_mb();
-	if (unlikely(READ_ONCE(gb_space_starved)))
+	if (unlikely(READ_ONCE(gb_space_starved))) {
+		/* the new tail is the youngest entry: worth a lap (the top) */
+		atomic_set(&gb_space_wins, 0);
 		gb_space_event(GB_SPACE_KICK_ALL);
+	}
 }
 
 /**
@@ -348,27 +383,64 @@ static unsigned long gb_space_bound(void)
 }
 
 /*
+ * Something was evicted: the evictors that slept on the scout's
+ * starvation scan again (the first GB_SPACE_EVICTORS waiters are the
+ * evictors); @scout: the scout evicted it or leaves, it is one no more.
+ * Under gb_space_lock.
+ */
+static void gb_space_unwait(bool scout)
+{
+	struct gb_space_waiter *w;
+	int i = 0;
+
+	if (scout)
+		WRITE_ONCE(gb_space_scout, NULL);
+	list_for_each_entry(w, &gb_space_queue, node) {
+		if (i++ == GB_SPACE_EVICTORS)
+			break;
+		if (w->starve == GB_STARVE_WAIT) {
+			w->starve = GB_STARVE_NO;
+			gb_space_poke(w);
+		}
+	}
+}
+
+/*
  * @w's view changes to @to (enum gb_space_starve). Starting to listen,
  * the full barrier after the count orders it before the scan that follows
- * (see the top). Going deaf also forgets the kicks that came meanwhile:
- * with reads faster than a scan, a kick is always pending when the scan
- * ends, and the evictor would scan back to back.
+ * (see the top); but when another evictor is the scout, @w waits for it
+ * instead (returns false). Going deaf also forgets the kicks that came
+ * meanwhile: with reads faster than a scan, a kick is always pending when
+ * the scan ends, and the evictor would scan back to back. The scout that
+ * hits wakes the evictors that wait.
  */
-static void gb_space_set_starve(struct gb_space_waiter *w, u8 to)
+static bool gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 {
-	int d = (to == GB_STARVE_LISTEN) - (w->starve == GB_STARVE_LISTEN);
+	int d;
 
 	spin_lock_irq(&gb_space_lock);
+	if (to == GB_STARVE_LISTEN && gb_space_scout && gb_space_scout != w) {
+		w->starve = GB_STARVE_WAIT;
+		w->kick = false;	/* only the scout wakes it */
+		spin_unlock_irq(&gb_space_lock);
+		return false;
+	}
+	d = (to == GB_STARVE_LISTEN) - (w->starve == GB_STARVE_LISTEN);
 	w->starve = to;
 	WRITE_ONCE(gb_space_starved, gb_space_starved + d);
+	if (to == GB_STARVE_LISTEN)
+		WRITE_ONCE(gb_space_scout, w);
+	else if (to == GB_STARVE_NO && gb_space_scout)
+		gb_space_unwait(gb_space_scout == w);
 	/* deaf: drop the events that came during the useless scan too */
 	if (to == GB_STARVE_DEAF)
 		w->kick = false;
 	spin_unlock_irq(&gb_space_lock);
 	if (to != GB_STARVE_LISTEN)
-		return;
+		return true;
 	/* the count, then the scan: pairs with gb_space_note_put()/_tail() */
 	smp_mb();
+	return true;
 }
 
 /*
@@ -407,14 +479,16 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 		enum gb_evict_res r = gb_obj_evict_inline_res(GB_NEED_TAIL);
 
 		/* the window ran out: the rest of the CLOCK is still to see */
-		if (r == GB_EVICT_WINDOW && ++w->wins < gb_space_windows()) {
+		if (r == GB_EVICT_WINDOW &&
+		    atomic_inc_return(&gb_space_wins) < gb_space_windows()) {
 			cond_resched();
 			continue;
 		}
 		if (!gb_evict_hit(r)) {
 			if (w->starve != GB_STARVE_LISTEN) {
 				/* listen, then make sure (see the top) */
-				gb_space_set_starve(w, GB_STARVE_LISTEN);
+				if (!gb_space_set_starve(w, GB_STARVE_LISTEN))
+					break;	/* the scout looks for us */
 				sure = true;
 				continue;
 			}
@@ -423,8 +497,9 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 				gb_space_set_starve(w, GB_STARVE_DEAF);
 			break;	/* sleep until an event or the retry */
 		}
-		w->wins = 0;
-		if (w->starve != GB_STARVE_NO)
+		atomic_set(&gb_space_wins, 0);
+		/* a hit ends the starvation: the scout's, or the others' */
+		if (w->starve != GB_STARVE_NO || READ_ONCE(gb_space_scout))
 			gb_space_set_starve(w, GB_STARVE_NO);
 		gb_store_note_pressure(true);
 		/* the victim's space went nowhere yet (still referenced) */
@@ -512,7 +587,7 @@ int gb_space_charge(u64 acct)
 			continue;
 		}
 		/* an evictor looks again now and then (see the top) */
-		if (w.evictor)
+		if (w.evictor && w.starve != GB_STARVE_WAIT)
 			left = min_t(long, left, GB_SPACE_RETRY);
 		w.asleep = true;
 		set_current_state(TASK_KILLABLE);
@@ -522,6 +597,9 @@ int gb_space_charge(u64 acct)
 	res = w.res;
 	if (w.starve == GB_STARVE_LISTEN)
 		WRITE_ONCE(gb_space_starved, gb_space_starved - 1);
+	/* the scout leaves: one of the others takes over */
+	if (gb_space_scout == &w)
+		gb_space_unwait(true);
 	spin_unlock_irq(&gb_space_lock);
 	if (!res)
 		gb_space_note_wait(jiffies - start);
@@ -575,6 +653,7 @@ void gb_space_init(void)
 	gb_space_closed = false;
 	gb_space_nwait = 0;
 	gb_space_starved = 0;
+	WRITE_ONCE(gb_space_scout, NULL);
 	gb_space_grants = 0;
 	gb_space_ticket = 0;
 	gb_space_last_grant = 0;
@@ -583,6 +662,7 @@ void gb_space_init(void)
 	atomic64_set(&gb_space_fails, 0);
 	atomic64_set(&gb_space_disorder, 0);
 	atomic_set(&gb_space_nevicting, 0);
+	atomic_set(&gb_space_wins, 0);
 	atomic_set(&gb_space_max_evicting, 0);
 	atomic_long_set(&gb_space_max_wait, 0);
 	WRITE_ONCE(gb_space_wait_ms, 0);
