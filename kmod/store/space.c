@@ -5,7 +5,7 @@
  *
  * Every tail is charged to gb_store_tail_bytes, rounded up to pages, from
  * its SET's allocation until the object is freed. When a SET's tail does
- * not fit, the SET queues (struct gb_space_waiter on gb_space_queue, in
+ * not fit, the SET queues (struct gb_space_waiter on gb_space.queue, in
  * arrival order) and sleeps; it never polls.
  *
  * Grants are FIFO. Every uncharge (a freed object: a tail evicted,
@@ -51,14 +51,14 @@
  *    window (GB_EVICT_SCAN entries): a window that ran out
  *    (GB_EVICT_WINDOW) is no starvation, the evictor goes on with the next
  *    one, until the evictors together scanned gb_space_windows() windows
- *    since the last hit (gb_space_wins; a lap: twice the index, as a
+ *    since the last hit (gb_space.wins; a lap: twice the index, as a
  *    small index's single gb_store_evict(); at most GB_EVICT_WAITS
  *    windows, what a SET short of memory scans). Only then is it starved;
  *    once starved, each scan below is one window, except after the link
  *    of a new tail, which starts the count again (it is a lap from the
  *    hand). The count starts again too when the queue empties.
  *    Starvation is shared (one CLOCK): the first evictor to starve is the
- *    scout (gb_space_scout), the only one that listens, retries and makes
+ *    scout (gb_space.scout), the only one that listens, retries and makes
  *    sure. Any other evictor that starves (or becomes an evictor) while
  *    there is a scout waits (GB_STARVE_WAIT): it sleeps without a retry
  *    until an evictor evicts something or the scout leaves
@@ -87,7 +87,7 @@
  *    stopped). So on a large index a starved scout may find a released
  *    tail only after several retries, or not before its bound. A newly
  *    linked tail is the youngest entry, a lap from the hand: its event
- *    buys a lap of windows (gb_space_wins starts again), so it is found
+ *    buys a lap of windows (gb_space.wins starts again), so it is found
  *    unless it is read again meanwhile.
  *  - deaf: an event was no use (the scan it caused found nothing again:
  *    a value read one reader after the other is evictable for a moment
@@ -145,7 +145,7 @@ enum gb_space_starve {
 
 /**
  * struct gb_space_waiter - a SET waiting for SSD budget (on its stack)
- * @node:    entry on gb_space_queue, while queued
+ * @node:    entry on gb_space.queue, while queued
  * @task:    the waiting task
  * @acct:    bytes it needs charged
  * @ticket:  its place in the arrival order (checks that grants are FIFO)
@@ -156,7 +156,7 @@ enum gb_space_starve {
  *           by whoever pokes it)
  * @asleep:  sleeps or is about to: wake it to tell it something
  *
- * Everything but @task, @acct and @ticket is under gb_space_lock; @res is
+ * Everything but @task, @acct and @ticket is under gb_space.lock; @res is
  * also read without it by its waiter while it evicts.
  */
 struct gb_space_waiter {
@@ -171,16 +171,30 @@ struct gb_space_waiter {
 	bool asleep;
 };
 
-static DEFINE_SPINLOCK(gb_space_lock);
-static LIST_HEAD(gb_space_queue);
-static unsigned int gb_space_nwait;	/* waiters queued */
-static unsigned int gb_space_starved;	/* evictors listening (the top) */
-static struct gb_space_waiter *gb_space_scout;	/* the starved one that scans */
-static atomic_t gb_space_wins;		/* CLOCK windows since the last hit */
-static unsigned long gb_space_grants;	/* waiters granted so far */
-static u64 gb_space_ticket;		/* arrival order: last ticket given */
-static u64 gb_space_last_grant;		/* ticket of the last waiter granted */
-static bool gb_space_closed;		/* unload: nobody waits any more */
+/*
+ * The queue, its lock and what the lock protects, on cache lines of their
+ * own: every SET that queues writes them. gb_space_nwait (read by every
+ * SET and free) and gb_space_starved (read by every put of an object with
+ * a tail) are elsewhere: see the top.
+ */
+static struct {
+	spinlock_t lock;		/* the rest, and the waiters queued */
+	struct list_head queue;
+	unsigned long grants;		/* waiters granted so far */
+	u64 ticket;			/* arrival order: last ticket given */
+	u64 last_grant;			/* ticket of the last waiter granted */
+	struct gb_space_waiter *scout;	/* the starved one that scans */
+	atomic_t wins;			/* CLOCK windows since the last hit */
+	bool closed;			/* unload: nobody waits any more */
+} gb_space ____cacheline_aligned_in_smp = {
+	.lock = __SPIN_LOCK_UNLOCKED(gb_space.lock),
+	.queue = LIST_HEAD_INIT(gb_space.queue),
+};
+
+/* waiters queued: written under the lock, read without it by SETs, frees */
+static unsigned int gb_space_nwait ____cacheline_aligned_in_smp;
+/* evictors listening (the top): read by puts, written when one starts */
+static unsigned int gb_space_starved __read_mostly;
 u32 gb_space_wait_ms;			/* debugfs tail_wait_ms; 0: default */
 static atomic64_t gb_space_waits;	/* SETs that queued (debugfs) */
 static atomic64_t gb_space_fails;	/* waiters that got no space */
@@ -189,10 +203,10 @@ static atomic_t gb_space_nevicting;	/* waiters evicting now */
 static atomic_t gb_space_max_evicting;	/* most at once (debugfs) */
 static atomic_long_t gb_space_max_wait;	/* longest wait that got space */
 
-/* The first waiter, or NULL. Under gb_space_lock. */
+/* The first waiter, or NULL. Under gb_space.lock. */
 static struct gb_space_waiter *gb_space_head(void)
 {
-	return list_first_entry_or_null(&gb_space_queue,
+	return list_first_entry_or_null(&gb_space.queue,
 					struct gb_space_waiter, node);
 }
 
@@ -209,20 +223,20 @@ static void gb_space_poke(struct gb_space_waiter *w)
 /*
  * Make the first GB_SPACE_EVICTORS waiters evictors and tell those that
  * were none what they are now; @kick, as well, the evictors that were
- * (GB_SPACE_KICK_BUSY: those not starved). Under gb_space_lock.
+ * (GB_SPACE_KICK_BUSY: those not starved). Under gb_space.lock.
  */
 static void gb_space_evictors(enum gb_space_kick kick)
 {
 	struct gb_space_waiter *w;
 	int i = 0;
 
-	list_for_each_entry(w, &gb_space_queue, node) {
+	list_for_each_entry(w, &gb_space.queue, node) {
 		if (i++ == GB_SPACE_EVICTORS)
 			break;
 		if (!w->evictor) {
 			w->evictor = true;
 			/* the scout looks for all: sleep until it finds */
-			if (gb_space_scout)
+			if (gb_space.scout)
 				w->starve = GB_STARVE_WAIT;
 			else
 				gb_space_poke(w);
@@ -243,7 +257,7 @@ static void gb_space_dequeue(struct gb_space_waiter *w, int res)
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait - 1);
 	/* the next waiter looks at a whole lap before it starves */
 	if (!gb_space_nwait)
-		atomic_set(&gb_space_wins, 0);
+		atomic_set(&gb_space.wins, 0);
 	WRITE_ONCE(w->res, res);
 	if (res)
 		atomic64_inc(&gb_space_fails);
@@ -254,7 +268,7 @@ static void gb_space_dequeue(struct gb_space_waiter *w, int res)
 /*
  * Grant space in queue order while the first waiter's charge fits (fail
  * one that can never fit); then see to the evictors: new ones start,
- * @kick says which others to tell. Caller holds gb_space_lock.
+ * @kick says which others to tell. Caller holds gb_space.lock.
  */
 static void gb_space_grant(enum gb_space_kick kick)
 {
@@ -272,10 +286,10 @@ static void gb_space_grant(enum gb_space_kick kick)
 			atomic64_sub(w->acct, &gb_store_tail_bytes);
 			break;
 		}
-		if (w->ticket < gb_space_last_grant)
+		if (w->ticket < gb_space.last_grant)
 			atomic64_inc(&gb_space_disorder);
-		gb_space_last_grant = w->ticket;
-		WRITE_ONCE(gb_space_grants, gb_space_grants + 1);
+		gb_space.last_grant = w->ticket;
+		WRITE_ONCE(gb_space.grants, gb_space.grants + 1);
 		gb_space_dequeue(w, 0);
 		granted = true;
 	}
@@ -290,9 +304,9 @@ static void gb_space_event(enum gb_space_kick kick)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&gb_space_lock, flags);
+	spin_lock_irqsave(&gb_space.lock, flags);
 	gb_space_grant(kick);
-	spin_unlock_irqrestore(&gb_space_lock, flags);
+	spin_unlock_irqrestore(&gb_space.lock, flags);
 }
 
 /**
@@ -341,7 +355,7 @@ void gb_space_note_tail(void)
 	smp_mb();
 	if (unlikely(READ_ONCE(gb_space_starved))) {
 		/* the new tail is the youngest entry: worth a lap (the top) */
-		atomic_set(&gb_space_wins, 0);
+		atomic_set(&gb_space.wins, 0);
 		gb_space_event(GB_SPACE_KICK_ALL);
 	}
 }
@@ -365,7 +379,7 @@ bool gb_space_try(u64 acct)
 	return false;
 }
 
-/* A waiter leaves with @res (it was not granted). Under gb_space_lock. */
+/* A waiter leaves with @res (it was not granted). Under gb_space.lock. */
 static void gb_space_leave(struct gb_space_waiter *w, int res)
 {
 	bool head = gb_space_head() == w;
@@ -386,7 +400,7 @@ static unsigned long gb_space_bound(void)
  * Something was evicted: the evictors that slept on the scout's
  * starvation scan again (the first GB_SPACE_EVICTORS waiters are the
  * evictors); @scout: the scout evicted it or leaves, it is one no more.
- * Under gb_space_lock.
+ * Under gb_space.lock.
  */
 static void gb_space_unwait(bool scout)
 {
@@ -394,8 +408,8 @@ static void gb_space_unwait(bool scout)
 	int i = 0;
 
 	if (scout)
-		WRITE_ONCE(gb_space_scout, NULL);
-	list_for_each_entry(w, &gb_space_queue, node) {
+		WRITE_ONCE(gb_space.scout, NULL);
+	list_for_each_entry(w, &gb_space.queue, node) {
 		if (i++ == GB_SPACE_EVICTORS)
 			break;
 		if (w->starve == GB_STARVE_WAIT) {
@@ -418,24 +432,24 @@ static bool gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 {
 	int d;
 
-	spin_lock_irq(&gb_space_lock);
-	if (to == GB_STARVE_LISTEN && gb_space_scout && gb_space_scout != w) {
+	spin_lock_irq(&gb_space.lock);
+	if (to == GB_STARVE_LISTEN && gb_space.scout && gb_space.scout != w) {
 		w->starve = GB_STARVE_WAIT;
 		w->kick = false;	/* only the scout wakes it */
-		spin_unlock_irq(&gb_space_lock);
+		spin_unlock_irq(&gb_space.lock);
 		return false;
 	}
 	d = (to == GB_STARVE_LISTEN) - (w->starve == GB_STARVE_LISTEN);
 	w->starve = to;
 	WRITE_ONCE(gb_space_starved, gb_space_starved + d);
 	if (to == GB_STARVE_LISTEN)
-		WRITE_ONCE(gb_space_scout, w);
-	else if (to == GB_STARVE_NO && gb_space_scout)
-		gb_space_unwait(gb_space_scout == w);
+		WRITE_ONCE(gb_space.scout, w);
+	else if (to == GB_STARVE_NO && gb_space.scout)
+		gb_space_unwait(gb_space.scout == w);
 	/* deaf: drop the events that came during the useless scan too */
 	if (to == GB_STARVE_DEAF)
 		w->kick = false;
-	spin_unlock_irq(&gb_space_lock);
+	spin_unlock_irq(&gb_space.lock);
 	if (to != GB_STARVE_LISTEN)
 		return true;
 	/* the count, then the scan: pairs with gb_space_note_put()/_tail() */
@@ -475,12 +489,12 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 	while (READ_ONCE(w->res) > 0 && time_before(jiffies, end) &&
 	       !fatal_signal_pending(current)) {
 		u64 before = atomic64_read(&gb_store_tail_bytes);
-		unsigned long grants = READ_ONCE(gb_space_grants);
+		unsigned long grants = READ_ONCE(gb_space.grants);
 		enum gb_evict_res r = gb_obj_evict_inline_res(GB_NEED_TAIL);
 
 		/* the window ran out: the rest of the CLOCK is still to see */
 		if (r == GB_EVICT_WINDOW &&
-		    atomic_inc_return(&gb_space_wins) < gb_space_windows()) {
+		    atomic_inc_return(&gb_space.wins) < gb_space_windows()) {
 			cond_resched();
 			continue;
 		}
@@ -497,14 +511,14 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 				gb_space_set_starve(w, GB_STARVE_DEAF);
 			break;	/* sleep until an event or the retry */
 		}
-		atomic_set(&gb_space_wins, 0);
+		atomic_set(&gb_space.wins, 0);
 		/* a hit ends the starvation: the scout's, or the others' */
-		if (w->starve != GB_STARVE_NO || READ_ONCE(gb_space_scout))
+		if (w->starve != GB_STARVE_NO || READ_ONCE(gb_space.scout))
 			gb_space_set_starve(w, GB_STARVE_NO);
 		gb_store_note_pressure(true);
 		/* the victim's space went nowhere yet (still referenced) */
 		if (atomic64_read(&gb_store_tail_bytes) >= before &&
-		    READ_ONCE(gb_space_grants) == grants &&
+		    READ_ONCE(gb_space.grants) == grants &&
 		    ++fruitless >= GB_EVICT_FRUITLESS)
 			break;
 		cond_resched();
@@ -548,26 +562,26 @@ int gb_space_charge(u64 acct)
 	might_sleep();
 	if (gb_space_try(acct))
 		return 0;
-	spin_lock_irq(&gb_space_lock);
-	if (gb_space_closed) {
-		spin_unlock_irq(&gb_space_lock);
+	spin_lock_irq(&gb_space.lock);
+	if (gb_space.closed) {
+		spin_unlock_irq(&gb_space.lock);
 		return -ENOSPC;
 	}
-	w.ticket = ++gb_space_ticket;
-	list_add_tail(&w.node, &gb_space_queue);
+	w.ticket = ++gb_space.ticket;
+	list_add_tail(&w.node, &gb_space.queue);
 	WRITE_ONCE(gb_space_nwait, gb_space_nwait + 1);
 	/* pairs with the barrier of gb_space_uncharge() */
 	smp_mb();
 	/* first in the queue: it may fit; among the first K: evict */
 	gb_space_grant(GB_SPACE_KICK_NONE);
-	spin_unlock_irq(&gb_space_lock);
+	spin_unlock_irq(&gb_space.lock);
 	atomic64_inc(&gb_space_waits);
 
 	for (;;) {
 		bool evict, timer;
 		long left;
 
-		spin_lock_irq(&gb_space_lock);
+		spin_lock_irq(&gb_space.lock);
 		w.asleep = false;
 		if (w.res <= 0)
 			break;
@@ -582,7 +596,7 @@ int gb_space_charge(u64 acct)
 		w.kick = false;
 		retry = false;
 		if (evict) {
-			spin_unlock_irq(&gb_space_lock);
+			spin_unlock_irq(&gb_space.lock);
 			gb_space_evict(&w, end, timer);
 			continue;
 		}
@@ -591,16 +605,16 @@ int gb_space_charge(u64 acct)
 			left = min_t(long, left, GB_SPACE_RETRY);
 		w.asleep = true;
 		set_current_state(TASK_KILLABLE);
-		spin_unlock_irq(&gb_space_lock);
+		spin_unlock_irq(&gb_space.lock);
 		retry = !schedule_timeout(left);
 	}
 	res = w.res;
 	if (w.starve == GB_STARVE_LISTEN)
 		WRITE_ONCE(gb_space_starved, gb_space_starved - 1);
 	/* the scout leaves: one of the others takes over */
-	if (gb_space_scout == &w)
+	if (gb_space.scout == &w)
 		gb_space_unwait(true);
-	spin_unlock_irq(&gb_space_lock);
+	spin_unlock_irq(&gb_space.lock);
 	if (!res)
 		gb_space_note_wait(jiffies - start);
 	return res;
@@ -618,12 +632,12 @@ void gb_space_abort(bool close)
 {
 	struct gb_space_waiter *w;
 
-	spin_lock_irq(&gb_space_lock);
+	spin_lock_irq(&gb_space.lock);
 	if (close)
-		gb_space_closed = true;
+		gb_space.closed = true;
 	while ((w = gb_space_head()))
 		gb_space_dequeue(w, -ENOSPC);
-	spin_unlock_irq(&gb_space_lock);
+	spin_unlock_irq(&gb_space.lock);
 }
 
 /**
@@ -637,32 +651,32 @@ void gb_space_kick(void)
 	u64 max = READ_ONCE(gb_store_ssd_max);
 	struct gb_space_waiter *w, *n;
 
-	spin_lock_irq(&gb_space_lock);
-	list_for_each_entry_safe(w, n, &gb_space_queue, node)
+	spin_lock_irq(&gb_space.lock);
+	list_for_each_entry_safe(w, n, &gb_space.queue, node)
 		if (w->acct > max)
 			gb_space_dequeue(w, -ENOSPC);
 	gb_space_grant(GB_SPACE_KICK_ALL);
-	spin_unlock_irq(&gb_space_lock);
+	spin_unlock_irq(&gb_space.lock);
 }
 
 /* Store init: nobody waits, nothing counted. */
 void gb_space_init(void)
 {
-	spin_lock_irq(&gb_space_lock);
-	WARN_ON(!list_empty(&gb_space_queue));
-	gb_space_closed = false;
+	spin_lock_irq(&gb_space.lock);
+	WARN_ON(!list_empty(&gb_space.queue));
+	gb_space.closed = false;
 	gb_space_nwait = 0;
 	gb_space_starved = 0;
-	WRITE_ONCE(gb_space_scout, NULL);
-	gb_space_grants = 0;
-	gb_space_ticket = 0;
-	gb_space_last_grant = 0;
-	spin_unlock_irq(&gb_space_lock);
+	WRITE_ONCE(gb_space.scout, NULL);
+	gb_space.grants = 0;
+	gb_space.ticket = 0;
+	gb_space.last_grant = 0;
+	spin_unlock_irq(&gb_space.lock);
 	atomic64_set(&gb_space_waits, 0);
 	atomic64_set(&gb_space_fails, 0);
 	atomic64_set(&gb_space_disorder, 0);
 	atomic_set(&gb_space_nevicting, 0);
-	atomic_set(&gb_space_wins, 0);
+	atomic_set(&gb_space.wins, 0);
 	atomic_set(&gb_space_max_evicting, 0);
 	atomic_long_set(&gb_space_max_wait, 0);
 	WRITE_ONCE(gb_space_wait_ms, 0);
