@@ -862,6 +862,8 @@ again:
 				res = err;
 				list_add(&obj->priv->lru, &put);
 			} else {
+				/* evictable from now on: no longer in flight */
+				gb_space_inflight(obj->priv, false);
 				if (cas_out)
 					*cas_out = obj->cas;
 				if (replaced)
@@ -990,7 +992,10 @@ static int gb_concat_fill(struct gb_obj *obj, struct gb_obj *old,
  * object is let go and the lock dropped, the space waited for in turn with
  * the SETs (gb_space_charge()), and the append starts over with the space
  * paid (struct gb_space_pre). It waits once; a result that grew past the
- * space paid meanwhile and does not fit fails with -ENOSPC. incr/decr
+ * space paid meanwhile and does not fit fails with -ENOSPC, and so does,
+ * without waiting, one that cannot fit beside the tails of the old value
+ * and of the data appended (evicting the old value would fail the append
+ * anyway). incr/decr
  * (gb_store_arith()) do the same for a counter padded to a tail's length.
  */
 static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
@@ -1024,6 +1029,13 @@ static int gb_store_concat(struct gb_obj *add, bool prepend, u64 cas,
 				       READ_ONCE(old->exptime) ?: 0,
 				       old->len + add->len, NUMA_NO_NODE, &pre);
 		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && pre.need && !waited) {
+			/* beside old's and add's tails it never fits */
+			if (pre.need + old->priv->tail_acct +
+			    add->priv->tail_acct > READ_ONCE(gb_store_ssd_max)) {
+				gb_obj_put(old);
+				res = -ENOSPC;
+				break;
+			}
 			gb_obj_put(old);
 			mutex_unlock(lock);
 			waited = true;
@@ -1374,6 +1386,13 @@ int gb_store_arith(const char *key, size_t klen, bool decr, u64 delta,
 		obj = gb_obj_alloc_pre(key, klen, old->flags, 0, len,
 				       NUMA_NO_NODE, &pre);
 		if (PTR_ERR_OR_ZERO(obj) == -EAGAIN && pre.need && !waited) {
+			/* beside old's tail it never fits */
+			if (pre.need + old->priv->tail_acct >
+			    READ_ONCE(gb_store_ssd_max)) {
+				gb_obj_put(old);
+				ret = -ENOSPC;
+				break;
+			}
 			gb_obj_put(old);
 			mutex_unlock(lock);
 			waited = true;

@@ -81,6 +81,7 @@ static void gb_obj_free(struct gb_obj *obj)
 	}
 	priv->nr_pages = 0;
 	/* The file goes in process context (we may be in any). */
+	gb_space_inflight(priv, false);		/* freed before it was linked */
 	gb_space_uncharge(priv->tail_acct);	/* grants SETs waiting */
 	priv->tail_acct = 0;
 	if (priv->tail) {
@@ -293,6 +294,7 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		return -EAGAIN;
 	}
 	priv->tail_acct = acct;
+	gb_space_inflight(priv, true);
 	t = gb_tail_create(ssd);
 	if (IS_ERR(t))
 		return PTR_ERR(t);

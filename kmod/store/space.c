@@ -33,7 +33,14 @@
  * in flight then may free more than the queue needed: one per waiter that
  * was evicting, the K evictors and those granted just before that finish
  * theirs (debugfs tail_evictors_max: 7 at once seen on the debug kernel
- * with K = 4). Over-eviction is bounded by those victims. A waiter that
+ * with K = 4). Over-eviction is bounded by those victims, as long as the
+ * first waiter can fit at all: while its charge and the tails in flight
+ * (gb_store_tail_inflight: charged by SETs whose values still arrive, not
+ * linked, so no eviction frees them) exceed ssd_max, evicting is in vain
+ * (gb_space_hopeless()), and the evictors count as starved without
+ * scanning; the link of a tail (or an uncharge that grants) changes that.
+ * Tails held by readers still count as evictable there: evictions may
+ * free other tails and still not fit the first waiter. A waiter that
  * becomes an evictor (queued among the first K, or moved up) is woken to
  * start.
  *
@@ -195,6 +202,10 @@ static struct {
 static unsigned int gb_space_nwait ____cacheline_aligned_in_smp;
 /* evictors listening (the top): read by puts, written when one starts */
 static unsigned int gb_space_starved __read_mostly;
+/* the first waiter's charge (0: none), for the evictors (the top) */
+static u64 gb_space_head_acct;
+/* tails charged and not linked yet: no eviction can free them */
+atomic64_t gb_store_tail_inflight;
 u32 gb_space_wait_ms;			/* debugfs tail_wait_ms; 0: default */
 static atomic64_t gb_space_waits;	/* SETs that queued (debugfs) */
 static atomic64_t gb_space_fails;	/* waiters that got no space */
@@ -293,6 +304,8 @@ static void gb_space_grant(enum gb_space_kick kick)
 		gb_space_dequeue(w, 0);
 		granted = true;
 	}
+	w = gb_space_head();
+	WRITE_ONCE(gb_space_head_acct, w ? w->acct : 0);
 	/* the space went to a waiter: no use scanning for it */
 	if (granted && kick == GB_SPACE_KICK_BUSY)
 		kick = GB_SPACE_KICK_NONE;
@@ -324,6 +337,37 @@ void gb_space_uncharge(u64 acct)
 	smp_mb__after_atomic();
 	if (unlikely(READ_ONCE(gb_space_nwait)))
 		gb_space_event(GB_SPACE_KICK_BUSY);
+}
+
+/**
+ * gb_space_inflight - count a charged tail as in flight, or no more
+ * @priv: its object: unpublished (ours), being linked (under its shard
+ *        lock) or being freed
+ * @on:   true when its tail was charged; false when it is linked (it is
+ *        evictable from then on) or freed before that
+ *
+ * Any context.
+ */
+void gb_space_inflight(struct gb_obj_priv *priv, bool on)
+{
+	if (priv->tail_inflight == on || !priv->tail_acct)
+		return;
+	priv->tail_inflight = on;
+	if (on)
+		atomic64_add(priv->tail_acct, &gb_store_tail_inflight);
+	else
+		atomic64_sub(priv->tail_acct, &gb_store_tail_inflight);
+}
+
+/*
+ * The first waiter cannot fit whatever is evicted, until SETs in flight
+ * link their tails (or fail): their charges leave too little (the top).
+ */
+static bool gb_space_hopeless(void)
+{
+	return READ_ONCE(gb_space_head_acct) +
+	       atomic64_read(&gb_store_tail_inflight) >
+	       READ_ONCE(gb_store_ssd_max);
 }
 
 /**
@@ -490,7 +534,11 @@ static void gb_space_evict(struct gb_space_waiter *w, unsigned long end,
 	       !fatal_signal_pending(current)) {
 		u64 before = atomic64_read(&gb_store_tail_bytes);
 		unsigned long grants = READ_ONCE(gb_space.grants);
-		enum gb_evict_res r = gb_obj_evict_inline_res(GB_NEED_TAIL);
+		enum gb_evict_res r = GB_EVICT_NONE;
+
+		/* in vain while SETs in flight hold too much: starved */
+		if (!gb_space_hopeless())
+			r = gb_obj_evict_inline_res(GB_NEED_TAIL);
 
 		/* the window ran out: the rest of the CLOCK is still to see */
 		if (r == GB_EVICT_WINDOW &&
@@ -677,6 +725,8 @@ void gb_space_init(void)
 	atomic64_set(&gb_space_disorder, 0);
 	atomic_set(&gb_space_nevicting, 0);
 	atomic_set(&gb_space.wins, 0);
+	atomic64_set(&gb_store_tail_inflight, 0);
+	WRITE_ONCE(gb_space_head_acct, 0);
 	atomic_set(&gb_space_max_evicting, 0);
 	atomic_long_set(&gb_space_max_wait, 0);
 	WRITE_ONCE(gb_space_wait_ms, 0);

@@ -85,6 +85,8 @@
  * @pnode:     entry on the promotion queue (under gb_promo_lock)
  * @tail:      tail file, NULL for RAM-only objects
  * @tail_acct: bytes charged to the SSD budget
+ * @tail_inflight: @tail_acct counted in gb_store_tail_inflight (charged,
+ *             not linked yet)
  * @free_work: deferred tail deletion
  * @rcu:       deferred free
  * @obj:       back pointer
@@ -117,6 +119,7 @@ struct gb_obj_priv {
 	struct list_head pnode;
 	struct gb_tail *tail;
 	u64 tail_acct;
+	bool tail_inflight;
 	struct work_struct free_work;
 	struct rcu_head rcu;
 	struct gb_obj *obj;
@@ -281,6 +284,8 @@ bool gb_space_try(u64 acct);
 void gb_space_uncharge(u64 acct);
 void gb_space_note_put(void);
 void gb_space_note_tail(void);
+extern atomic64_t gb_store_tail_inflight;
+void gb_space_inflight(struct gb_obj_priv *priv, bool on);
 void gb_space_abort(bool close);
 void gb_space_kick(void);
 void gb_space_init(void);
