@@ -106,7 +106,7 @@ static void gb_obj_free(struct gb_obj *obj)
 void gb_obj_put(struct gb_obj *obj)
 {
 	struct gb_obj_priv *priv;
-	int old, idle;
+	int old;
 
 	if (!obj)
 		return;
@@ -117,11 +117,15 @@ void gb_obj_put(struct gb_obj *obj)
 			gb_obj_free(obj);
 		return;
 	}
-	/* read before the reference goes (the object may go with it): a hint */
-	idle = 1 + gb_store_promote_queued(priv);
+	/*
+	 * At most the index's and the promotion queue's references left: it
+	 * may be evictable now. Not exact (a queued object's promotion may
+	 * drop its reference meanwhile), so no hint is read before the put:
+	 * a note too many costs only while an evictor listens.
+	 */
 	if (__refcount_dec_and_test(&obj->ref, &old))
 		gb_obj_free(obj);
-	else if (old - 1 == idle)
+	else if (old <= 3)
 		gb_space_note_put();
 }
 
@@ -286,6 +290,14 @@ static int gb_obj_alloc_tail(struct gb_obj_priv *priv, struct gb_ssd *ssd,
 		err = gb_space_charge(acct);
 		if (err)
 			return err;
+		/*
+		 * ssd_dir changed while we waited: the waiters then failed,
+		 * and a tail in the old directory would go with it anyway.
+		 */
+		if (READ_ONCE(gb_store_ssd) != ssd) {
+			gb_space_uncharge(acct);
+			return -ENOSPC;
+		}
 	} else if (pre->paid >= acct) {
 		gb_space_uncharge(pre->paid - acct);
 		pre->paid = 0;

@@ -292,6 +292,9 @@ static void gb_space_grant(enum gb_space_kick kick)
 			gb_space_dequeue(w, -ENOSPC);
 			continue;
 		}
+		/* cheap look first: events come while the head cannot fit */
+		if (atomic64_read(&gb_store_tail_bytes) + w->acct > max)
+			break;
 		/* a SET that saw no queue may charge meanwhile: add, check */
 		if (atomic64_add_return(w->acct, &gb_store_tail_bytes) > max) {
 			atomic64_sub(w->acct, &gb_store_tail_bytes);
@@ -374,7 +377,7 @@ static bool gb_space_hopeless(void)
  * gb_space_note_put - a put left an object with a tail evictable
  *
  * gb_obj_put() calls it right after its refcount decrement (a release)
- * when only the index's reference (and the promotion queue's) is left.
+ * when at most the index's reference and the promotion queue's are left.
  * Wakes the evictors only while one starves (see the top): otherwise a
  * barrier (free on x86) and a read. Any context.
  */
