@@ -16,6 +16,7 @@ on 127.0.0.1:11211).
   mcclient.py set KEY LEN    store one LEN-byte value under KEY and print
                              the reply line (EOF if the connection ended
                              first) and the ms it took, "STORED 312"
+  mcclient.py append KEY LEN as set, with "append KEY 0 0 LEN"
   mcclient.py flood N CMD    send N pipelined commands, CMD with {i}
                              replaced by the number (CR LF added), then a
                              "mn" and read until its "MN": prints
@@ -61,14 +62,14 @@ def partial(key, n):
     s.close()
 
 
-def setone(key, n):
+def setone(key, n, cmd="set"):
     s = socket.create_connection(ADDR)
     s.settimeout(120)
     f = s.makefile("rb")
     t0 = time.monotonic()
     try:
-        s.sendall(b"set %s 0 0 %d\r\n" % (key.encode(), n) + b"s" * n +
-                  b"\r\n")
+        s.sendall(b"%s %s 0 0 %d\r\n" % (cmd.encode(), key.encode(), n) +
+                  b"s" * n + b"\r\n")
         line = f.readline().decode(errors="replace").strip()
     except OSError:
         line = ""
@@ -163,8 +164,8 @@ def main():
         stuck(sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "partial":
         partial(sys.argv[2], int(sys.argv[3]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "set":
-        setone(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] in ("set", "append"):
+        setone(sys.argv[2], int(sys.argv[3]), sys.argv[1])
     elif len(sys.argv) == 4 and sys.argv[1] == "flood":
         flood(int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "setloop":
