@@ -686,7 +686,7 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 	struct gb_rdma_geom geom;
 	struct gb_rdma_conn *conn;
 	struct gb_rdma_dev *dev;
-	u32 reason, detail = 0;
+	u32 reason, detail = 0, ack_timeout;
 	int ret;
 
 	reason = gb_rdma_connect_parse(ev->param.conn.private_data,
@@ -856,6 +856,14 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 	 * runs after rdma_accept() is done with the QP and the device.
 	 */
 	gb_rdma_fault_delay(&gb_rdma_fault_pre_accept_ms);
+	/*
+	 * Fault injection: a local ACK timeout of 4.096 us x 2^N (1 jiffy on
+	 * rxe for small N), so the QP's retransmit timer fires, mostly
+	 * spuriously, all the time (tests/func/onesided: rxe's retries).
+	 */
+	ack_timeout = READ_ONCE(gb_rdma_fault_ack_timeout);
+	if (ack_timeout)
+		rdma_set_ack_timeout(id, min(ack_timeout, 31U));
 	ret = rdma_accept(id, &cp);
 	gb_rdma_fault_delay(&gb_rdma_fault_accept_ms);
 	if (ret) {

@@ -405,6 +405,7 @@ extern u32 gb_rdma_fault_late_ms;
 extern u32 gb_rdma_fault_setup_ms;
 extern u32 gb_rdma_fault_accept_ms;
 extern u32 gb_rdma_fault_lookup_reap_ms;
+extern u32 gb_rdma_fault_ack_timeout;
 extern u32 gb_rdma_fault_pre_accept_ms;
 extern u32 gb_rdma_fault_remove_ms;
 extern u32 gb_rdma_fault_max_cqe;

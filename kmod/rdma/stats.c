@@ -338,6 +338,7 @@ void gb_rdma_dbg_init(void)
 	debugfs_create_u32("set_nomem", 0600, f, &gb_rdma_fault_set_nomem);
 	debugfs_create_u32("lookup_reap_delay_ms", 0600, f,
 			   &gb_rdma_fault_lookup_reap_ms);
+	debugfs_create_u32("ack_timeout", 0600, f, &gb_rdma_fault_ack_timeout);
 	debugfs_create_bool("poison", 0600, f, &gb_rdma_fault_poison);
 	debugfs_create_file("qp_fatal", 0200, f, NULL, &gb_rdma_fault_qp_fops);
 }

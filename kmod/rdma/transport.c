@@ -66,6 +66,7 @@ u32 gb_rdma_fault_max_cqe;	/* pretend the device has this max_cqe */
 int gb_rdma_fault_dev_node = GB_RDMA_NODE_REAL;
 u32 gb_rdma_fault_set_nomem;	/* fail this many SET allocations */
 u32 gb_rdma_fault_lookup_reap_ms;	/* reap R_LOOKUP chains this late */
+u32 gb_rdma_fault_ack_timeout;	/* accepted QPs: this local ACK timeout */
 bool gb_rdma_fault_poison;	/* poison freed state, free at unload */
 
 #define GB_RDMA_FAULT_DELAY_MAX	60000U
