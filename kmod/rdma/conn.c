@@ -53,6 +53,13 @@
  * retransmitted), and a chunk is limited to what one MR maps, so no
  * REG_MR follows a WRITE inside a chain either. This costs throughput on
  * rxe with force_mr only; other devices and rxe without MRs are unchanged.
+ * A LOOKUP (3.3) registers its leases' MRs on rxe whatever force_mr:
+ * there (conn->os_quiesce) the REG_MRs go on an idle send queue as a
+ * chain of their own, and the R_LOOKUP SEND only after their completion
+ * was reaped, so that no REG_MR is unretired when the SEND can be
+ * retransmitted (gb_rdma_lookup_step()). A retransmit timer that fires
+ * while one chain REG_MR, SEND runs can otherwise find the REG_MR
+ * executed but not retired, the SEND sent, and rewind to the REG_MR.
  * Such an MR also maps at most 255 pages: 6.1's rxe_mr_copy() reads a
  * pointer past its page map array (a KASAN slab-out-of-bounds report,
  * harmless otherwise) when a copy reaches page slot 255 of an MR's last
@@ -286,6 +293,10 @@ static void gb_rdma_conn_release(struct work_struct *work)
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->tx_done, &conn->tx_dead);
 	spin_unlock(&conn->lock);
+	/* an R_LOOKUP never posted (its REG_MR chain did not complete) */
+	if (conn->os_tx)
+		list_add_tail(&conn->os_tx->node, &conn->tx_dead);
+	conn->os_tx = NULL;
 	list_for_each_entry_safe(tx, ttmp, &conn->tx_dead, node) {
 		list_del(&tx->node);
 		gb_rdma_tx_release(conn, tx);
@@ -771,6 +782,7 @@ int gb_rdma_connect_request(struct rdma_cm_id *id,
 	INIT_DELAYED_WORK(&conn->lease_dw, gb_rdma_lease_work);
 	conn->rw_cqe.done = gb_rdma_rw_done;
 	conn->read_cqe.done = gb_rdma_read_done;
+	conn->os_reg_cqe.done = gb_rdma_os_reg_done;
 
 	ret = gb_rdma_conn_alloc(conn, lis->cfg.windows);
 	if (ret) {

@@ -20,7 +20,9 @@
  * and a random address (iova) instead of the pages' DMA address
  * (gb_rdma_lease_rebase()). The REG_MR WRs, access
  * IB_ACCESS_REMOTE_READ only, go in one chain in front of the R_LOOKUP
- * SEND, so they have executed before the client can see the rkey.
+ * SEND (on rxe a chain of their own, the SEND posted after their
+ * completion: gb_rdma_lookup_step()), so they have executed before the
+ * client can see the rkey.
  *
  * The store never reuses a head page while a reference taken through its
  * API is held (kmod/store.h): a replace, delete, eviction or promotion
@@ -67,8 +69,10 @@
  * lease: it reads a value any client may GET, never a freed page.
  *
  * rxe re-executes local operations on retransmission (see kmod/rdma/conn.c),
- * so there a LOOKUP chain is posted on an idle send queue only (the
- * fault knob's held chains aside, gb_rdma_lookup_reap_held()).
+ * so there a LOOKUP's REG_MR chain is posted on an idle send queue only
+ * (the fault knob's held chains aside, gb_rdma_lookup_reap_held()), and
+ * its R_LOOKUP SEND only once the REG_MRs' completion is reaped (the
+ * block comment in gb_rdma_lookup_step()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": rdma: " fmt
 
@@ -501,15 +505,55 @@ void gb_rdma_lookup_start(struct gb_rdma_conn *conn)
 }
 
 /**
+ * gb_rdma_lookup_send() - rxe: post the R_LOOKUP after its REG_MR chain
+ * @conn: connection (conn->work), conn->os_tx set
+ *
+ * Once the completion of the REG_MR chain is reaped (conn->os_reg_nwr
+ * back to 0, gb_rdma_reap()), the leases' deadlines restart from now and
+ * the R_LOOKUP SEND in conn->os_tx is posted; see gb_rdma_lookup_step().
+ *
+ * Return: 0 (reply posted), -EAGAIN (REG_MRs not reaped yet) or an error
+ * (the caller closes the connection).
+ */
+static int gb_rdma_lookup_send(struct gb_rdma_conn *conn)
+{
+	struct gb_rdma_tx *tx = conn->os_tx;
+	const struct gb_rdma_lookup_r *lr;
+	unsigned long deadline;
+	u64 m;
+	int ret;
+
+	/* (credits only grow meanwhile: gb_rdma_send_flow() waits) */
+	if (conn->os_reg_nwr || conn->peer_credits < 2)
+		return -EAGAIN;
+	lr = gb_rdma_tx_buf(conn, tx) + sizeof(struct gb_rdma_hdr);
+	deadline = jiffies + msecs_to_jiffies(le32_to_cpu(lr->lease_ms) +
+					      GB_RDMA_LEASE_GRACE_MS);
+	for (m = tx->leases; m; m &= m - 1)
+		conn->leases[__ffs64(m)].deadline = deadline;
+	conn->os_tx = NULL;
+	trace_gb_rdma_reply(conn->id, conn->cur.rec.tag, GB_RDMA_R_LOOKUP);
+	ret = gb_rdma_post_tx(conn, tx, NULL);
+	if (ret)
+		return ret;	/* the leases end at teardown */
+	gb_rdma_leases_expire(conn);	/* arms lease_dw */
+	conn->cur.done_after_reply = true;
+	return 0;
+}
+
+/**
  * gb_rdma_lookup_step() - look the keys up, lease the hits, reply
  * @conn: connection (conn->work)
  *
  * Posts the REG_MR WRs of the new leases and the R_LOOKUP SEND as one
  * chain; the SEND's completion releases the send queue slots of all of
- * them and marks the leases registered.
+ * them and marks the leases registered. On rxe the REG_MRs go first as a
+ * chain of their own and the SEND follows once their completion is
+ * reaped (gb_rdma_lookup_send(), the comment below).
  *
- * Return: 0 (reply posted), -EAGAIN (waiting for a credit, a send record
- * or send queue slots) or an error (the caller closes the connection).
+ * Return: 0 (reply posted), -EAGAIN (waiting for a credit, a send record,
+ * send queue slots or rxe's REG_MRs) or an error (the caller closes the
+ * connection).
  */
 int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 {
@@ -520,8 +564,11 @@ int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 	struct gb_rdma_lookup_r *lr;
 	struct gb_rdma_tx *tx;
 	u64 mask = 0;
+	u32 nreg;
 	int ret;
 
+	if (conn->os_tx)	/* rxe: the REG_MRs are posted */
+		return gb_rdma_lookup_send(conn);
 	/*
 	 * rxe: on an idle send queue only. Chains the fault knob holds
 	 * unreaped (conn->os_held_nwr) have completed: they do not count.
@@ -600,11 +647,64 @@ int gb_rdma_lookup_step(struct gb_rdma_conn *conn)
 		mask |= BIT_ULL(slot);
 		conn->st.leases++;
 	}
-	*link = &tx->wr;
-	tx->nwr = 1 + hweight64(mask);
+	nreg = hweight64(mask);
 	tx->leases = mask;
 	conn->lease_live |= mask;
 	conn->lease_posted |= mask;
+	if (conn->os_quiesce && nreg) {
+		struct ib_send_wr *last = container_of(link, struct ib_send_wr,
+						       next);
+
+		/*
+		 * rxe: the REG_MRs alone, the last one signaled; the R_LOOKUP
+		 * SEND is posted once that completion is reaped.
+		 *
+		 * Why: 6.1's rxe retransmits from the oldest WQE its completer
+		 * has not retired (req_retry()), and rxe_requester() runs a
+		 * REG_MR found there again whatever its state, which fails
+		 * ("rxe_reg_fast_mr: ... not free") and errs the QP. rxe's
+		 * retransmit timer is not stopped when the send queue empties,
+		 * so it also fires spuriously. With one chain, a completer run
+		 * of that timer could find the REG_MR not executed yet and, by
+		 * the time it decided to retry, the REG_MR executed (not yet
+		 * retired) and the SEND sent: the retry rewound to the REG_MR.
+		 * The completer retires WQEs in order, so the completion of the
+		 * last REG_MR means all of them are executed and retired: when
+		 * the SEND is posted, nothing but the SEND is left to rewind to.
+		 * The REG_MR chain itself cannot be retransmitted: it goes on
+		 * an idle send queue (checked above) and sends no packet, so rxe
+		 * has nothing unacknowledged to retry. Nothing else may be
+		 * posted behind it either: this request stays conn->cur (no
+		 * other reply goes out) and gb_rdma_send_flow() waits while
+		 * conn->os_tx is set.
+		 *
+		 * Ownership meanwhile is as with one chain: the leases are
+		 * live and posted (conn->lease_posted, so neither a RELEASE nor
+		 * the deadline ends them) and own their pages, objects and
+		 * MRs; the tx (its record, tx->leases) is conn->os_tx's until
+		 * it is posted, then the device's until its completion is
+		 * reaped and clears lease_posted. If the connection fails
+		 * meanwhile (a failed REG_MR, a close), conn->release puts
+		 * conn->os_tx on tx_dead after the QP drain and ends the
+		 * leases, as for a posted chain. Other devices do not run
+		 * local operations twice: one chain there.
+		 */
+		last->send_flags |= IB_SEND_SIGNALED;
+		last->wr_cqe = &conn->os_reg_cqe;
+		*link = NULL;
+		ret = ib_post_send(conn->qp, first, NULL);
+		if (ret) {	/* some may be posted: parked until the drain */
+			list_add_tail(&tx->node, &conn->tx_dead);
+			return ret;
+		}
+		conn->sq_avail -= nreg;
+		conn->os_reg_nwr = nreg;
+		tx->nwr = 1;
+		conn->os_tx = tx;
+		return -EAGAIN;
+	}
+	*link = &tx->wr;
+	tx->nwr = 1 + nreg;
 	trace_gb_rdma_reply(conn->id, r->rec.tag, GB_RDMA_R_LOOKUP);
 	ret = gb_rdma_post_tx(conn, tx, first);
 	if (ret)

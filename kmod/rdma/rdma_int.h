@@ -367,6 +367,11 @@ struct gb_rdma_conn {
 	struct delayed_work lease_dw;	/* next lease deadline */
 	unsigned long os_hold_until;	/* fault: reap held chains then, 0 */
 	u32 os_held_nwr;		/* fault: send WRs of held chains */
+	/* rxe: the REG_MR chain of a LOOKUP, its R_LOOKUP posted after it */
+	struct gb_rdma_tx *os_tx;	/* that R_LOOKUP, not posted yet */
+	u32 os_reg_nwr;			/* REG_MR WRs posted, not reaped */
+	bool os_reg_done;		/* their completion came (conn->lock) */
+	struct ib_cqe os_reg_cqe;	/* the last REG_MR's, signaled */
 
 	int qp_event;			/* first fatal QP event + 1, or 0 */
 	struct ib_cqe rw_cqe;		/* unsignaled R/W, REG and INV WRs */
@@ -431,6 +436,7 @@ void gb_rdma_fail(struct gb_rdma_conn *conn, enum gb_rdma_err kind,
 void gb_rdma_kick(struct gb_rdma_conn *conn);
 void gb_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void gb_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+void gb_rdma_os_reg_done(struct ib_cq *cq, struct ib_wc *wc);
 void gb_rdma_rw_done(struct ib_cq *cq, struct ib_wc *wc);
 void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 void gb_rdma_qp_event(struct ib_event *ev, void *ctx);

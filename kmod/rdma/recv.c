@@ -162,6 +162,27 @@ void gb_rdma_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
 }
 
+/*
+ * rxe: the signaled last REG_MR of a LOOKUP's registration chain
+ * (gb_rdma_lookup_step()); a failure closes the connection, like any
+ * failed REG_MR.
+ */
+void gb_rdma_os_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct gb_rdma_conn *conn = container_of(wc->wr_cqe,
+						 struct gb_rdma_conn,
+						 os_reg_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		gb_rdma_wc_error(conn, wc, GB_RDMA_E_RDMA);
+		return;
+	}
+	spin_lock(&conn->lock);
+	conn->os_reg_done = true;
+	spin_unlock(&conn->lock);
+	gb_rdma_kick_here(conn);
+}
+
 /* A failed READ is never marked done: its object must not be committed. */
 void gb_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -221,13 +242,19 @@ static void gb_rdma_reap(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_tx *tx, *tmp;
 	LIST_HEAD(done);
-	bool rd;
+	bool rd, reg;
 
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->tx_done, &done);
 	rd = conn->read_done;
 	conn->read_done = false;
+	reg = conn->os_reg_done;
+	conn->os_reg_done = false;
 	spin_unlock(&conn->lock);
+	if (reg) {		/* a LOOKUP's REG_MRs: gb_rdma_lookup_step() */
+		conn->sq_avail += conn->os_reg_nwr;
+		conn->os_reg_nwr = 0;
+	}
 	conn->os_hold_until = 0;	/* gb_rdma_lookup_reap_held() */
 
 	list_for_each_entry_safe(tx, tmp, &done, node) {
@@ -423,9 +450,13 @@ static void gb_rdma_send_flow(struct gb_rdma_conn *conn)
 {
 	struct gb_rdma_tx *tx;
 
+	/*
+	 * Not while a LOOKUP waits for its REG_MR chain on rxe: no SEND may
+	 * be posted behind it, and its R_LOOKUP needs the credit.
+	 */
 	if (conn->owed < max(1U, conn->grant / 2) ||
 	    list_empty(&conn->tx_free) || conn->peer_credits < 1 ||
-	    conn->sq_avail < 1)
+	    conn->sq_avail < 1 || conn->os_tx)
 		return;
 	tx = gb_rdma_tx_get(conn);
 	gb_rdma_hdr_init(gb_rdma_tx_buf(conn, tx), GB_RDMA_FLOW, 0, 0,
