@@ -155,7 +155,10 @@ static bool gb_dbg_own_dir;
  * The wait for SSD space (kmod/store/space.c) shows as "tail_waits" (SETs
  * that queued since load), "tail_wait_fails" (of them, those that got no
  * space: bound, signal, reconfiguration), "tail_waiters" (queued now) and
- * "tail_wait_max_ms" (the longest wait that got space). goblin/tail_wait_ms
+ * "tail_wait_max_ms" (the longest wait that got space), "tail_evictors_max"
+ * (the most waiters evicting at once) and "tail_starvations" (how often an
+ * evictor began to starve: a lap of the CLOCK without a victim, or SETs in
+ * flight leaving the first waiter no room). goblin/tail_wait_ms
  * (0: the default of 500 ms; at most 60000, more is refused with -ERANGE)
  * is the bound of the waits that start after the write (tests).
  */
@@ -778,9 +781,9 @@ static ssize_t gb_dbg_read(struct file *f, char __user *ubuf, size_t count,
 			 READ_ONCE(gb_dbg_stress_max_set_ms));
 	gb_space_dbg_stats(&ss);
 	len += scnprintf(buf + len, GB_DBG_BUF - len,
-			 "tail_waits %llu\ntail_wait_fails %llu\ntail_waiters %llu\ntail_wait_max_ms %llu\ntail_wait_disorder %llu\ntail_evictors_max %llu\n",
+			 "tail_waits %llu\ntail_wait_fails %llu\ntail_waiters %llu\ntail_wait_max_ms %llu\ntail_wait_disorder %llu\ntail_evictors_max %llu\ntail_starvations %llu\n",
 			 ss.waits, ss.fails, ss.waiting, ss.max_wait_ms,
-			 ss.disorder, ss.max_evicting);
+			 ss.disorder, ss.max_evicting, ss.starvations);
 	for_each_online_node(nid) {
 		struct gb_store_node_usage nu;
 

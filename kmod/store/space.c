@@ -212,6 +212,7 @@ static atomic64_t gb_space_fails;	/* waiters that got no space */
 static atomic64_t gb_space_disorder;	/* grants out of arrival order */
 static atomic_t gb_space_nevicting;	/* waiters evicting now */
 static atomic_t gb_space_max_evicting;	/* most at once (debugfs) */
+static atomic64_t gb_space_starvations;	/* evictors that starved (debugfs) */
 static atomic_long_t gb_space_max_wait;	/* longest wait that got space */
 
 /* The first waiter, or NULL. Under gb_space.lock. */
@@ -480,6 +481,9 @@ static bool gb_space_set_starve(struct gb_space_waiter *w, u8 to)
 	int d;
 
 	spin_lock_irq(&gb_space.lock);
+	/* a starvation begins (not a starved evictor listening again) */
+	if (to == GB_STARVE_LISTEN && w->starve == GB_STARVE_NO)
+		atomic64_inc(&gb_space_starvations);
 	if (to == GB_STARVE_LISTEN && gb_space.scout && gb_space.scout != w) {
 		w->starve = GB_STARVE_WAIT;
 		w->kick = false;	/* only the scout wakes it */
@@ -731,6 +735,7 @@ void gb_space_init(void)
 	atomic64_set(&gb_store_tail_inflight, 0);
 	WRITE_ONCE(gb_space_head_acct, 0);
 	atomic_set(&gb_space_max_evicting, 0);
+	atomic64_set(&gb_space_starvations, 0);
 	atomic_long_set(&gb_space_max_wait, 0);
 	WRITE_ONCE(gb_space_wait_ms, 0);
 }
@@ -739,8 +744,10 @@ void gb_space_init(void)
  * gb_space_dbg_stats - the wait's state for debugfs
  * @st: receives the SETs that queued, those that got no space, the
  *      waiters queued now, the longest wait that got space (ms), the
- *      grants out of arrival order (0 unless broken) and the most waiters
- *      that evicted at once
+ *      grants out of arrival order (0 unless broken), the most waiters
+ *      that evicted at once and how often an evictor starved (found
+ *      nothing to evict in a lap of the CLOCK, or had to wait for the
+ *      SETs in flight)
  */
 void gb_space_dbg_stats(struct gb_space_stats *st)
 {
@@ -751,6 +758,7 @@ void gb_space_dbg_stats(struct gb_space_stats *st)
 		jiffies_to_msecs(atomic_long_read(&gb_space_max_wait));
 	st->disorder = atomic64_read(&gb_space_disorder);
 	st->max_evicting = atomic_read(&gb_space_max_evicting);
+	st->starvations = atomic64_read(&gb_space_starvations);
 }
 
 /**

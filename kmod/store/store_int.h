@@ -276,6 +276,7 @@ struct gb_space_stats {
 	u64 max_wait_ms;	/* longest wait that got space */
 	u64 disorder;		/* grants out of arrival order */
 	u64 max_evicting;	/* most waiters evicting at once */
+	u64 starvations;	/* evictors that starved */
 };
 
 extern u32 gb_space_wait_ms;
