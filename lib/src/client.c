@@ -455,6 +455,11 @@ void gb_release_sz(struct gb_view *v, size_t size)
  *
  * Return: 0 or -GB_EINVAL.
  */
+/* read_depth_max took the tail padding: the size of 0.3's structure */
+static_assert(sizeof(struct gb_onesided_stats) ==
+	      offsetof(struct gb_onesided_stats, active) + 8,
+	      "struct gb_onesided_stats grew: accept the older size");
+
 int gb_onesided_stats_sz(const struct gb_conn *c,
 			 struct gb_onesided_stats *st, size_t size)
 {

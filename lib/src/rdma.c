@@ -60,6 +60,7 @@
  * malloc()ed copy owned by the event, then by the view (view->priv, freed
  * at release); its CRC is checked like any last chunk's.
  */
+#include <assert.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -85,7 +86,10 @@
 #define RD_REC		GB_RDMA_RECORD_SIZE
 #define RD_FOLD_REC	4096u		/* receive buffer asked for (3.2) */
 #define RD_WIN_INLINE	0xffffu		/* BULK event of an inline value */
-#define RD_READ_ID	(RD_SEND_SLOTS + 1u)	/* wr_id of a one-sided READ */
+#define RD_READ_ID	(RD_SEND_SLOTS + 1u)	/* wr_id of READ slot 0 */
+#define RD_OS_DEPTH	16u		/* one-sided READs in flight, at most */
+#define RD_OS_STAGE	(2u << 20)	/* their destination (plan of a round) */
+#define RD_OS_ALIGN	64u		/* of each value in it */
 
 /*
  * Bytes registered past region_len (see top): one page of the system's
@@ -177,10 +181,19 @@ struct rd_crc {
  *                with folding granted, else RD_REC)
  * @fold_on:      the server folds GET responses (3.2, accept.flags)
  * @os_on:        one-sided reads granted (3.3, accept.flags)
- * @os_buf:       READ destination (GB_RDMA_ONESIDED_MAX bytes)
- * @os_mr:        its registration (local write)
+ * @os_buf:       READ destination: the staging area of a round of
+ *                READs (RD_OS_STAGE bytes, each value at its own offset)
+ * @os_mr:        its registration (local write), RD_OS_STAGE plus
+ *                rd_mr_slack() bytes: no READ lands in its last page (see
+ *                top: 2 MiB is 512 pages)
  * @os_held:      we may hold leases: the next LOOKUP releases them
- * @os_read_done: the READ in flight completed
+ * @os_depth:     READs we keep in flight: the QP's max_rd_atomic (what
+ *                the connect negotiated), at most RD_OS_DEPTH, or less
+ *                with GOBLIN_RDMA_ONESIDED_DEPTH
+ * @os_pending:   bitmask of READ slots (wr_id RD_READ_ID + slot) posted
+ *                and not yet completed
+ * @os_done_ns:   CLOCK_BOOTTIME when each slot's completion was taken off
+ *                the CQ (the READ had ended by then)
  * @os_test:      GOBLIN_RDMA_ONESIDED_TEST, only in the test build
  *                (libgoblin-test.a, GB_TESTING; rd_os_read_hook(),
  *                rd_os_hoard()): 1 forge the rkey,
@@ -238,7 +251,9 @@ struct gb_rdma {
 	char *os_buf;
 	struct ibv_mr *os_mr;
 	bool os_held;
-	bool os_read_done;
+	unsigned int os_depth;
+	uint32_t os_pending;
+	uint64_t os_done_ns[RD_OS_DEPTH];
 #ifdef GB_TESTING
 	int os_test;
 #endif
@@ -555,8 +570,12 @@ static int rd_poll(struct gb_rdma *r)
 					return ret;
 			} else if (wc[i].wr_id < RD_SEND_SLOTS) {
 				r->send_busy &= ~(1u << wc[i].wr_id);
-			} else if (wc[i].wr_id == RD_READ_ID) {
-				r->os_read_done = true;
+			} else if (wc[i].wr_id >= RD_READ_ID &&
+				   wc[i].wr_id < RD_READ_ID + RD_OS_DEPTH) {
+				unsigned int j = wc[i].wr_id - RD_READ_ID;
+
+				r->os_done_ns[j] = gb_boot_ns();
+				r->os_pending &= ~(1u << j);
 			}
 		}
 		got += n;
@@ -1610,43 +1629,116 @@ static int rd_lookup(struct gb_rdma *r, size_t n, const char *const *keys,
 	return 0;
 }
 
-/*
- * READ the value of HIT descriptor @d into r->os_buf and check its CRC.
- * Return: 0, 1 (use two-sided: the lease is about to end, or the bytes
- * failed the CRC) or an error (a failed READ ends the connection).
+/**
+ * struct rd_os_plan - the READs of one LOOKUP's hits (its read plan)
+ * @n:   entries: the HIT descriptors with len > 0, in descriptor order
+ * @di:  descriptor index of each
+ * @off: where a READ entry's bytes are in r->os_buf (until the next round)
+ * @res: 0 READ and checked, 1 read it two-sided (its lease was too old to
+ *       start or to trust the READ, or the bytes failed their CRC)
  */
-static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
-		      const struct rd_lk *lk)
+struct rd_os_plan {
+	unsigned int n;
+	unsigned int di[GB_RDMA_LOOKUP_MAX_KEYS];
+	size_t off[GB_RDMA_LOOKUP_MAX_KEYS];
+	int res[GB_RDMA_LOOKUP_MAX_KEYS];
+};
+
+static_assert(RD_OS_STAGE >= GB_RDMA_ONESIDED_MAX,
+	      "a round must hold the largest value a LOOKUP describes");
+static_assert(RD_READ_ID + RD_OS_DEPTH <= 64 && RD_OS_DEPTH <= 32,
+	      "READ slots: wr_ids after the send slots, a 32-bit mask");
+
+/**
+ * rd_os_round() - one round of a read plan
+ * @r:     connection
+ * @lk:    the LOOKUP
+ * @p:     its plan
+ * @first: first entry not done yet
+ *
+ * Posts the READs of entries @first.. together, as many as r->os_depth
+ * allows and r->os_buf holds (each into its own region; the rest wait for
+ * the next round), waits for all of them and checks each. Every READ keeps
+ * the rules of a lone one: it is posted within half the lease of the
+ * LOOKUP's send (one check just before the post covers all of the round:
+ * they share the LOOKUP), and its bytes are kept only if its completion
+ * was taken off the CQ within lease_ms of that send: the server ends a
+ * lease no sooner than lease_ms plus grace after it posted R_LOOKUP, so
+ * such a READ ran inside the lease. One that completes later (this process
+ * stopped between the check and the post) may have run after it ended,
+ * with an rkey the device has since handed to another value's MR. Then
+ * the CRC, if the descriptor has one. The test hooks (rd_os_read_hook())
+ * see every READ; a READ they changed goes out whatever the lease's age.
+ *
+ * Return: entries done (>= 1, their @res set), or an error (a failed READ
+ * ends the connection).
+ */
+static int rd_os_round(struct gb_rdma *r, const struct rd_lk *lk,
+		       struct rd_os_plan *p, unsigned int first)
 {
-	uint32_t len = gbr_le32(d->len), lease = lk->ev.rec.u.lookup.lease_ms;
-	struct ibv_send_wr wr = { 0 }, *bad;
-	uint64_t addr = gbr_le64(d->addr);
-	uint32_t rkey = gbr_le32(d->rkey);
-	struct ibv_sge sge;
+	uint32_t lease = lk->ev.rec.u.lookup.lease_ms;
+	struct ibv_send_wr wr[RD_OS_DEPTH], *bad;
+	struct ibv_sge sge[RD_OS_DEPTH];
+	unsigned int ent[RD_OS_DEPTH];
+	bool hooked[RD_OS_DEPTH];
+	unsigned int k, i, nw = 0, np = 0;
+	bool young;
+	size_t used = 0;
 	int ret;
 
-	if (!len)
-		return 0;
-	/* start the READ well inside the lease, else go two-sided */
-	if (!rd_os_read_hook(r, &addr, &rkey, len, lease) &&
-	    gb_boot_ns() - lk->sent_boot_ns >= (uint64_t)lease * 1000000 / 2)
-		return 1;
-	sge.addr = (uintptr_t)r->os_buf;
-	sge.length = len;
-	sge.lkey = r->os_mr->lkey;
-	wr.wr_id = RD_READ_ID;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = addr;
-	wr.wr.rdma.rkey = rkey;
-	r->os_read_done = false;
-	ret = ibv_post_send(r->qp, &wr, &bad);
+	for (k = first; k < p->n && np < r->os_depth; k++) {
+		const struct gb_rdma_desc *d = &lk->ev.desc[p->di[k]];
+		uint32_t len = gbr_le32(d->len);
+		uint64_t addr = gbr_le64(d->addr);
+		uint32_t rkey = gbr_le32(d->rkey);
+
+		if (used && used + len > RD_OS_STAGE)
+			break;	/* the next round */
+		hooked[np] = rd_os_read_hook(r, &addr, &rkey, len, lease);
+		memset(&wr[np], 0, sizeof(wr[np]));
+		sge[np].addr = (uintptr_t)(r->os_buf + used);
+		sge[np].length = len;
+		sge[np].lkey = r->os_mr->lkey;
+		wr[np].sg_list = &sge[np];
+		wr[np].num_sge = 1;
+		wr[np].opcode = IBV_WR_RDMA_READ;
+		wr[np].send_flags = IBV_SEND_SIGNALED;
+		wr[np].wr.rdma.remote_addr = addr;
+		wr[np].wr.rdma.rkey = rkey;
+		ent[np++] = k;
+		p->off[k] = used;
+		used += (len + RD_OS_ALIGN - 1) & ~(size_t)(RD_OS_ALIGN - 1);
+	}
+	/* start the READs well inside the lease, else go two-sided */
+	young = gb_boot_ns() - lk->sent_boot_ns <
+		(uint64_t)lease * 1000000 / 2;
+	for (i = 0; i < np; i++) {
+		if (!young && !hooked[i]) {
+			p->res[ent[i]] = 1;
+			continue;
+		}
+		if (nw < i) {
+			wr[nw] = wr[i];
+			sge[nw] = sge[i];
+			wr[nw].sg_list = &sge[nw];
+			ent[nw] = ent[i];
+		}
+		wr[nw].wr_id = RD_READ_ID + nw;
+		wr[nw].next = NULL;
+		if (nw)
+			wr[nw - 1].next = &wr[nw];
+		nw++;
+	}
+	if (!nw)
+		return (int)(k - first);
+	r->os_pending |= (uint32_t)((1ull << nw) - 1);
+	ret = ibv_post_send(r->qp, wr, &bad);
 	if (ret)
 		return gb_fatal(&r->c, GB_ECONNLOST, "post READ: %s",
 				strerror(ret));
-	while (!r->os_read_done) {
+	if (nw > r->c.os.read_depth_max)
+		r->c.os.read_depth_max = nw;
+	while (r->os_pending) {
 		ret = rd_poll(r);
 		if (ret < 0)
 			return ret;
@@ -1656,25 +1748,26 @@ static int rd_os_read(struct gb_rdma *r, const struct gb_rdma_desc *d,
 				return ret;
 		}
 	}
-	/*
-	 * Keep only bytes READ within lease_ms of sending the LOOKUP: the
-	 * server ends the lease no sooner than lease_ms plus grace after it
-	 * posted R_LOOKUP, so such a READ ran inside the lease. One that
-	 * completes later (this process stopped between the check above and
-	 * the post) may have run after it ended, with an rkey the device has
-	 * since handed to another value's MR.
-	 */
-	if (gb_boot_ns() - lk->sent_boot_ns >= (uint64_t)lease * 1000000)
-		return 1;
-	if ((d->dflags & GB_RDMA_DESC_CRC) && !r->c.crc_skip &&
-	    ~crc32_iscsi((unsigned char *)r->os_buf, (int)len, ~0u) !=
-	    gbr_le32(d->crc)) {
-		r->c.os.crc_fallbacks++;
-		return 1;
+	for (i = 0; i < nw; i++) {
+		const struct gb_rdma_desc *d = &lk->ev.desc[p->di[ent[i]]];
+		uint32_t len = gbr_le32(d->len);
+		unsigned char *data = (unsigned char *)r->os_buf +
+				      p->off[ent[i]];
+
+		p->res[ent[i]] = 1;
+		if (r->os_done_ns[i] - lk->sent_boot_ns >=
+		    (uint64_t)lease * 1000000)
+			continue;
+		if ((d->dflags & GB_RDMA_DESC_CRC) && !r->c.crc_skip &&
+		    ~crc32_iscsi(data, (int)len, ~0u) != gbr_le32(d->crc)) {
+			r->c.os.crc_fallbacks++;
+			continue;
+		}
+		p->res[ent[i]] = 0;
+		r->c.os.reads++;
+		r->c.os.read_bytes += len;
 	}
-	r->c.os.reads++;
-	r->c.os.read_bytes += len;
-	return 0;
+	return (int)(k - first);
 }
 
 static int rd_get_onesided(struct gb_conn *c, const char *key, size_t klen,
@@ -1682,6 +1775,7 @@ static int rd_get_onesided(struct gb_conn *c, const char *key, size_t klen,
 			   uint32_t *flags)
 {
 	struct gb_rdma *r = to_rdma(c);
+	struct rd_os_plan p = { .n = 1 };
 	const struct gb_rdma_desc *d;
 	struct rd_lk lk;
 	uint32_t len;
@@ -1699,13 +1793,16 @@ static int rd_get_onesided(struct gb_conn *c, const char *key, size_t klen,
 		c->os.fallbacks++;
 		return 1;
 	}
-	ret = rd_os_read(r, d, &lk);
-	if (ret) {
-		if (ret > 0)
-			c->os.fallbacks++;
-		return ret;
-	}
 	len = gbr_le32(d->len);
+	if (len) {
+		ret = rd_os_round(r, &lk, &p, 0);
+		if (ret < 0)
+			return ret;
+		if (p.res[0]) {
+			c->os.fallbacks++;
+			return 1;
+		}
+	}
 	if (vlen)
 		*vlen = len;
 	if (flags)
@@ -1713,7 +1810,7 @@ static int rd_get_onesided(struct gb_conn *c, const char *key, size_t klen,
 	if (len > buflen)
 		return gb_fail(c, GB_ENOSPC, "value is %u bytes, buffer %zu",
 			       len, buflen);
-	memcpy(buf, r->os_buf, len);
+	memcpy(buf, r->os_buf + p.off[0], len);
 	return 0;
 }
 
@@ -1732,6 +1829,33 @@ static void rd_os_fb_fn(void *arg, size_t i, int status,
 	fb->fn(fb->arg, fb->idx[i], status, v);
 }
 
+/* Hand the value of descriptor @d, at @data, to @fn as key @idx. */
+static void rd_os_deliver(struct gb_conn *c, const struct rd_lk *lk,
+			  const struct gb_rdma_desc *d, const void *data,
+			  gb_chunk_fn fn, void *arg, size_t idx)
+{
+	struct gb_view v = { .slot = -1 };
+
+	v.data = data;
+	v.len = gbr_le32(d->len);
+	v.total = v.len;
+	v.flags = gbr_le32(d->flags);
+	v.conn = c;
+	v.ts.submit_ns = lk->sent_ns;
+	v.ts.header_ns = lk->ev.t_ns;
+	v.ts.payload_ns = gb_now_ns();
+	v.ts.complete_ns = v.ts.payload_ns;
+	fn(arg, idx, 0, &v);
+}
+
+/*
+ * Batches of up to GB_RDMA_LOOKUP_MAX_KEYS keys: one LOOKUP, then the
+ * READs of its hits in rounds of up to r->os_depth in flight
+ * (rd_os_round()), each round's values handed out before the next is
+ * posted; misses are reported at once, and the keys that cannot be read
+ * one-sided (tails, BUSY, lost lease races, CRC failures) are fetched
+ * two-sided with one gb_get_many() after the batch.
+ */
 static int rd_get_many_onesided(struct gb_conn *c, size_t n,
 				const char *const *keys, const size_t *klens,
 				gb_chunk_fn fn, void *arg)
@@ -1740,6 +1864,7 @@ static int rd_get_many_onesided(struct gb_conn *c, size_t n,
 	const char *fkeys[GB_RDMA_LOOKUP_MAX_KEYS];
 	size_t fklens[GB_RDMA_LOOKUP_MAX_KEYS];
 	struct rd_os_fb fb = { .fn = fn, .arg = arg };
+	struct rd_os_plan p;
 	size_t done = 0;
 	int ret;
 
@@ -1747,7 +1872,7 @@ static int rd_get_many_onesided(struct gb_conn *c, size_t n,
 		return rd_get_many(c, n, keys, klens, fn, arg);
 	while (done < n) {
 		struct rd_lk lk;
-		unsigned int i, nf = 0;
+		unsigned int i, j, k, nf = 0;
 
 		if (!klens[done] || klens[done] > GB_KEY_MAX ||
 		    rd_valid_key(keys[done], klens[done])) {
@@ -1761,36 +1886,43 @@ static int rd_get_many_onesided(struct gb_conn *c, size_t n,
 					   klens + done, fn, arg) ?: 0;
 		if (ret)
 			return ret;
+		p.n = 0;
 		for (i = 0; i < lk.n; i++) {
 			const struct gb_rdma_desc *d = &lk.ev.desc[i];
-			struct gb_view v = { .slot = -1 };
 
 			if (d->status == GB_RDMA_DESC_MISS) {
 				rd_report(fn, arg, done + i, -GB_ENOTFOUND,
 					  lk.sent_ns, lk.ev.t_ns);
-				continue;
-			}
-			ret = d->status == GB_RDMA_DESC_HIT ?
-			      rd_os_read(r, d, &lk) : 1;
-			if (ret < 0)
-				return ret;
-			if (ret) {
+			} else if (d->status != GB_RDMA_DESC_HIT) {
 				c->os.fallbacks++;
 				fb.idx[nf] = done + i;
 				fkeys[nf] = keys[done + i];
 				fklens[nf++] = klens[done + i];
-				continue;
+			} else if (!gbr_le32(d->len)) {
+				rd_os_deliver(c, &lk, d, r->os_buf, fn, arg,
+					      done + i);
+			} else {
+				p.di[p.n] = i;
+				p.res[p.n++] = 1;
 			}
-			v.data = r->os_buf;
-			v.len = gbr_le32(d->len);
-			v.total = v.len;
-			v.flags = gbr_le32(d->flags);
-			v.conn = c;
-			v.ts.submit_ns = lk.sent_ns;
-			v.ts.header_ns = lk.ev.t_ns;
-			v.ts.payload_ns = gb_now_ns();
-			v.ts.complete_ns = v.ts.payload_ns;
-			fn(arg, done + i, 0, &v);
+		}
+		for (k = 0; k < p.n; k += (unsigned int)ret) {
+			ret = rd_os_round(r, &lk, &p, k);
+			if (ret < 0)
+				return ret;
+			for (j = k; j < k + (unsigned int)ret; j++) {
+				i = p.di[j];
+				if (!p.res[j]) {
+					rd_os_deliver(c, &lk, &lk.ev.desc[i],
+						      r->os_buf + p.off[j], fn,
+						      arg, done + i);
+					continue;
+				}
+				c->os.fallbacks++;
+				fb.idx[nf] = done + i;
+				fkeys[nf] = keys[done + i];
+				fklens[nf++] = klens[done + i];
+			}
 		}
 		if (nf) {
 			ret = rd_get_many(c, nf, fkeys, fklens, rd_os_fb_fn,
@@ -1930,21 +2062,22 @@ static int rd_setup(struct gb_rdma *r, const struct gb_connect_opts *o,
 	if (!r->cc)
 		goto verbs_fail;
 	if (r->os_on) {	/* asked for; rd_accepted(): granted */
-		r->os_buf = aligned_alloc(4096, GB_RDMA_ONESIDED_MAX);
+		r->os_buf = aligned_alloc(4096, RD_OS_STAGE + rd_mr_slack());
 		r->os_mr = r->os_buf ?
-			   ibv_reg_mr(r->pd, r->os_buf, GB_RDMA_ONESIDED_MAX,
+			   ibv_reg_mr(r->pd, r->os_buf,
+				      RD_OS_STAGE + rd_mr_slack(),
 				      IBV_ACCESS_LOCAL_WRITE) : NULL;
 		if (!r->os_mr)
 			goto verbs_fail;
 	}
-	cqe = r->recv_credits + RD_SEND_SLOTS + 8;
+	cqe = r->recv_credits + RD_SEND_SLOTS + RD_OS_DEPTH + 8;
 	r->cq = ibv_create_cq(r->id->verbs, (int)cqe, r, r->cc, 0);
 	if (!r->cq)
 		goto verbs_fail;
 	qa.send_cq = r->cq;
 	qa.recv_cq = r->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = RD_SEND_SLOTS + 1;	/* + one READ */
+	qa.cap.max_send_wr = RD_SEND_SLOTS + RD_OS_DEPTH;	/* + READs */
 	qa.cap.max_recv_wr = r->recv_credits;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
@@ -2062,6 +2195,30 @@ static uint32_t rd_fold_size(void)
 	if (*end || v > UINT32_MAX)
 		return RD_FOLD_REC;
 	return (uint32_t)v;
+}
+
+/*
+ * One-sided READs to keep in flight: as many as the QP may have
+ * outstanding (max_rd_atomic, set from the connect's negotiation: at most
+ * the @asked initiator depth, at most what the server serves), at most
+ * RD_OS_DEPTH, and at most GOBLIN_RDMA_ONESIDED_DEPTH (1..16: 1 is one
+ * READ at a time, for comparisons); at least 1.
+ */
+static void rd_os_depth(struct gb_rdma *r, unsigned int asked)
+{
+	const char *e = getenv("GOBLIN_RDMA_ONESIDED_DEPTH");
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr qa;
+	unsigned int d = asked;
+
+	if (!ibv_query_qp(r->qp, &qa, IBV_QP_MAX_QP_RD_ATOMIC, &init) &&
+	    qa.max_rd_atomic && qa.max_rd_atomic < d)
+		d = qa.max_rd_atomic;
+	if (e && *e && strtoul(e, NULL, 0) && strtoul(e, NULL, 0) < d)
+		d = (unsigned int)strtoul(e, NULL, 0);
+	if (d > RD_OS_DEPTH)
+		d = RD_OS_DEPTH;
+	r->os_depth = d ? d : 1;
 }
 
 /*
@@ -2210,6 +2367,8 @@ static int rd_connect(const struct gb_connect_opts *o, bool crc,
 	rdma_ack_cm_event(ev);
 	if (ret)
 		goto fail;
+	if (r->os_on)
+		rd_os_depth(r, cp.initiator_depth);
 	fl = fcntl(r->ec->fd, F_GETFL);
 	if (fl < 0 || fcntl(r->ec->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "system error: fcntl: %s",

@@ -249,7 +249,9 @@ struct gb_crc_stats {
  * store setting rdma_lease_ms is not 0.
  * gb_get_onesided() and gb_get_many_onesided() then resolve keys with one
  * LOOKUP per batch of up to 12 and RDMA-READ each value from the server's
- * memory, with no server CPU on the data path; a value in a tail file,
+ * memory, with no server CPU on the data path (gb_get_many_onesided()
+ * keeps the READs of a batch in flight together, as many as the
+ * connection's READ depth allows, at most 16); a value in a tail file,
  * larger than 512 KiB, without a lease free, whose lease ran out before
  * its READ, or whose bytes fail their CRC, is fetched two-sided instead
  * (counted in fallbacks). Without the grant, over TCP, or when the server
@@ -264,6 +266,12 @@ struct gb_crc_stats {
  * @fallbacks: keys found but read two-sided (see above)
  * @crc_fallbacks: of those, values whose one-sided bytes failed the CRC
  * @active:    1 when the server granted one-sided reads at connect
+ * @read_depth_max: most READs this connection had in flight at once
+ *             (posted together, completions not yet taken): how far
+ *             gb_get_many_onesided() pipelined. Always 0 from the
+ *             first library with one-sided reads, which READ one value
+ *             at a time (the field took the structure's tail padding:
+ *             its size did not change).
  *
  * Fields are only ever appended (see the ABI note at the top).
  */
@@ -274,6 +282,7 @@ struct gb_onesided_stats {
 	uint64_t fallbacks;
 	uint64_t crc_fallbacks;
 	uint32_t active;
+	uint32_t read_depth_max;
 };
 
 /* Sized entry points behind the inline wrappers below. */

@@ -5,8 +5,8 @@
  * over RDMA asking for one-sided reads (gb_connect_opts.one_sided; not
  * with OSTEST_ONE_SIDED=0 in the environment, and GOBLIN_RDMA_ONESIDED
  * overrides either) and runs one mode; prints "# ..." diagnostics and the
- * one-sided counters as "os lookups=N reads=N fallbacks=N crc=N active=N";
- * exits 0 on success.
+ * one-sided counters as "os lookups=N reads=N fallbacks=N crc=N active=N"
+ * and "os depth_max=N" (most READs in flight at once); exits 0 on success.
  *
  *   ostest HOST PORT fill PREFIX N SIZE...   set PREFIX0..: value i of
  *                                            SIZE[i % #SIZE] bytes, pat()
@@ -14,7 +14,9 @@
  *                                            byte-exact (PREFIX-miss: miss)
  *   ostest HOST PORT many PREFIX N SIZE...   gb_get_many_onesided() of the
  *                                            N keys interleaved with N
- *                                            missing ones, byte-exact
+ *                                            missing ones (not with
+ *                                            OSTEST_MISSES=0), byte-exact;
+ *                                            "# many: N us" its time
  *   ostest HOST PORT writer KEY SIZE SECS    replace KEY in a loop with
  *                                            self-describing values
  *   ostest HOST PORT reader KEY SIZE SECS    read KEY one-sided in a loop:
@@ -97,6 +99,7 @@ static void stats(void)
 	       (unsigned long long)st.lookups, (unsigned long long)st.reads,
 	       (unsigned long long)st.fallbacks,
 	       (unsigned long long)st.crc_fallbacks, st.active);
+	printf("os depth_max=%u\n", st.read_depth_max);
 }
 
 static char *key_of(const char *prefix, size_t i)
@@ -110,6 +113,7 @@ static char *key_of(const char *prefix, size_t i)
 /* many: results per key */
 struct res {
 	size_t n;
+	int misses;	/* odd indices are missing keys */
 	size_t *sizes;
 	int *status;
 	uint8_t *buf;
@@ -121,9 +125,9 @@ struct res {
 static void many_fn(void *arg, size_t idx, int status, const struct gb_view *v)
 {
 	struct res *r = arg;
-	size_t i = idx / 2;
+	size_t i = r->misses ? idx / 2 : idx;
 
-	if (idx % 2) {		/* the missing ones */
+	if (r->misses && idx % 2) {	/* the missing ones */
 		if (status != -GB_ENOTFOUND) {
 			printf("# missing key %zu: status %d\n", idx, status);
 			r->bad++;
@@ -240,10 +244,12 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	} else if (!strcmp(mode, "many")) {
-		size_t m = 2 * n;
+		const char *e = getenv("OSTEST_MISSES");
+		struct res r = { .n = n, .misses = !e || strcmp(e, "0") };
+		size_t m = r.misses ? 2 * n : n;
 		const char **keys = calloc(m, sizeof(*keys));
 		size_t *klens = calloc(m, sizeof(*klens));
-		struct res r = { .n = n };
+		double t0;
 
 		r.sizes = calloc(n, sizeof(size_t));
 		r.status = calloc(n, sizeof(int));
@@ -252,7 +258,9 @@ int main(int argc, char **argv)
 		for (i = 0; i < m; i++) {
 			char k[300];
 
-			if (i % 2)
+			if (!r.misses)
+				snprintf(k, sizeof(k), "%s%zu", arg, i);
+			else if (i % 2)
 				snprintf(k, sizeof(k), "%s-miss%zu", arg, i);
 			else
 				snprintf(k, sizeof(k), "%s%zu", arg, i / 2);
@@ -263,7 +271,9 @@ int main(int argc, char **argv)
 			r.sizes[i] = sizes[i % nsz];
 			r.status[i] = 1;
 		}
+		t0 = now();
 		ret = gb_get_many_onesided(c, m, keys, klens, many_fn, &r);
+		printf("# many: %.0f us for %zu keys\n", (now() - t0) * 1e6, m);
 		if (ret) {
 			printf("# get_many_onesided: %s: %s\n", gb_strerror(ret),
 			       gb_errmsg(c));
