@@ -529,6 +529,103 @@ int gb_get_many_onesided(struct gb_conn *c, size_t n,
 	return c->be->get_many(c, n, keys, klens, fn, arg);
 }
 
+/**
+ * struct gb_into - one gb_get_many_into() call
+ * @dst:    the caller's buffer
+ * @dstlen: its size
+ * @used:   bytes of it given to values so far
+ * @r:      a result per key, in this library's layout; @status is
+ *          GB_INTO_WAIT until the key's first chunk, GB_INTO_LANDING while
+ *          its chunks land, then final (0 or a negative GB_E*)
+ */
+struct gb_into {
+	unsigned char *dst;
+	size_t dstlen;
+	size_t used;
+	struct gb_into_result *r;
+};
+
+#define GB_INTO_WAIT	1
+#define GB_INTO_LANDING	2
+
+static void gb_into_fn(void *arg, size_t idx, int status,
+		       const struct gb_view *v)
+{
+	struct gb_into *m = arg;
+	struct gb_into_result *e = &m->r[idx];
+
+	if (e->status <= 0)	/* final: -GB_ENOSPC gets the rest too */
+		return;
+	if (status) {
+		e->status = status;
+		return;
+	}
+	if (e->status == GB_INTO_WAIT) {	/* its first chunk: its room */
+		e->len = v->total;
+		if (v->total > m->dstlen - m->used) {
+			e->status = -GB_ENOSPC;
+			return;
+		}
+		e->offset = m->used;
+		e->flags = v->flags;
+		m->used += v->total;
+		e->status = GB_INTO_LANDING;
+	}
+	if (v->offset > e->len || v->len > e->len - v->offset) {
+		e->status = -GB_EPROTO;	/* the backends check this: never */
+		return;
+	}
+	if (v->len)
+		memcpy(m->dst + e->offset + v->offset, v->data, v->len);
+	if (v->offset + v->len == e->len)
+		e->status = 0;
+}
+
+/**
+ * gb_get_many_into_sz() - gb_get_many_into(), see <goblin/client.h>
+ * @c:      connection
+ * @n:      number of keys
+ * @keys:   key pointers
+ * @klens:  key lengths
+ * @dst:    where the values land
+ * @dstlen: its size
+ * @res:    @n results
+ * @size:   sizeof(*@res) of the caller (the inline wrapper passes it)
+ *
+ * A first version: gb_get_many_onesided() with a callback that copies
+ * each chunk to its place (one memcpy per value from the library's
+ * staging or receive buffers; @dst is not registered).
+ *
+ * Return: 0, -GB_EINVAL, or the error that ended the batch.
+ */
+int gb_get_many_into_sz(struct gb_conn *c, size_t n, const char *const *keys,
+			const size_t *klens, void *dst, size_t dstlen,
+			struct gb_into_result *res, size_t size)
+{
+	struct gb_into m = { .dst = dst, .dstlen = dstlen };
+	size_t i;
+	int ret;
+
+	if (!c || (n && (!keys || !klens || !res)) || (!dst && dstlen) ||
+	    size < sizeof(struct gb_into_result))
+		return -GB_EINVAL;
+	m.r = calloc(n ? n : 1, sizeof(*m.r));
+	if (!m.r)
+		return gb_fail(c, GB_ENOMEM, "out of memory: %zu results", n);
+	for (i = 0; i < n; i++)
+		m.r[i].status = GB_INTO_WAIT;
+	ret = gb_get_many_onesided(c, n, keys, klens, gb_into_fn, &m);
+	for (i = 0; i < n; i++) {
+		/* not reached, or cut off mid-value: the batch's error */
+		if (m.r[i].status > 0)
+			m.r[i].status = ret ? ret : -GB_EPROTO;
+		gb_struct_out((char *)res + i * size, size, &m.r[i],
+			      sizeof(m.r[i]));
+	}
+	free(m.r);
+	return ret;
+}
+
 int gb_crc_stats_sz(const struct gb_conn *c, struct gb_crc_stats *st,
 		    size_t size)
 {

@@ -323,6 +323,38 @@ int gb_get_many_onesided(struct gb_conn *c, size_t n,
 			 const char *const *keys, const size_t *klens,
 			 gb_chunk_fn fn, void *arg);
 
+/*
+ * Manifest reads: gb_get_many_into() fetches a batch of keys like
+ * gb_get_many_onesided() (one-sided where granted, else two-sided, over
+ * TCP too) and lands the values back to back in one buffer of the
+ * caller's, reporting where each one went.
+ */
+
+/**
+ * struct gb_into_result - where gb_get_many_into() put one key's value
+ * @offset: with @status 0: offset of the value's first byte in dst
+ * @len:    with @status 0: value length; with -GB_ENOSPC: the bytes it
+ *          would have needed (it did not fit in what was left of dst)
+ * @flags:  with @status 0: the value's client flags
+ * @status: 0, or the key's negative GB_E* code (-GB_ENOTFOUND,
+ *          -GB_ENOSPC, -GB_ECRC, -GB_EKEY, or the error that ended the
+ *          call for the keys it did not reach)
+ *
+ * An array of them is filled, one per key, in key order. Fields are only
+ * ever appended (see the ABI note at the top): gb_get_many_into() passes
+ * sizeof() of the caller's structure, the array's stride.
+ */
+struct gb_into_result {
+	uint64_t offset;
+	uint64_t len;
+	uint32_t flags;
+	int32_t status;
+};
+
+int gb_get_many_into_sz(struct gb_conn *c, size_t n, const char *const *keys,
+			const size_t *klens, void *dst, size_t dstlen,
+			struct gb_into_result *res, size_t size);
+
 int gb_set(struct gb_conn *c, const char *key, size_t klen,
 	   const void *val, size_t vlen, uint32_t flags, uint32_t exptime);
 int gb_delete(struct gb_conn *c, const char *key, size_t klen);
@@ -365,6 +397,40 @@ static inline int gb_onesided_stats(const struct gb_conn *c,
 				    struct gb_onesided_stats *st)
 {
 	return gb_onesided_stats_sz(c, st, sizeof(*st));
+}
+
+/**
+ * gb_get_many_into() - fetch a batch of keys into one buffer (a manifest)
+ * @c:      connection
+ * @n:      number of keys
+ * @keys:   key pointers
+ * @klens:  key lengths
+ * @dst:    where the values land (may be NULL when @dstlen is 0)
+ * @dstlen: its size
+ * @res:    @n results, filled in key order (struct gb_into_result)
+ *
+ * Values land back to back from @dst on, in the order they arrive (not
+ * key order: hits read one-sided first, then the keys that went
+ * two-sided), each at the offset its result gives, with no padding
+ * between them. A value that does not fit in what is left of @dst gets
+ * -GB_ENOSPC and its length, and takes no room: smaller ones after it may
+ * still fit. A key that fails after some of its bytes landed (-GB_ECRC at
+ * its last chunk, or the connection lost) leaves that room used. The
+ * bytes are copied from the library's own receive buffers, the same ones
+ * gb_get_many_onesided() hands out: one copy per value, @dst is not
+ * registered with the device.
+ *
+ * Return: 0 when every key has its result in @res (each with its own
+ * status), -GB_EINVAL for bad arguments (@res untouched), or the error
+ * that ended the connection (the keys not reached have it as status).
+ */
+static inline int gb_get_many_into(struct gb_conn *c, size_t n,
+				   const char *const *keys,
+				   const size_t *klens, void *dst,
+				   size_t dstlen, struct gb_into_result *res)
+{
+	return gb_get_many_into_sz(c, n, keys, klens, dst, dstlen, res,
+				   sizeof(*res));
 }
 
 /* Counters of the value CRC checks on @c (struct gb_crc_stats). */

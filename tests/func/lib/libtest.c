@@ -331,6 +331,119 @@ static void test_mget(const struct target *t, struct gb_conn *c, char *a)
 	free(m.buf);
 }
 
+/*
+ * gb_get_many_into() of test_mget()'s keys (they are stored): with room
+ * for all, every hit lands byte-exact at its offset, the values back to
+ * back from 0 with no gap or overlap; with room for less, the ones that
+ * fit still do, the others say -GB_ENOSPC and their length.
+ */
+static int into_check(size_t n, const char *const *keys, const size_t *lens,
+		      const char *dst, size_t dstlen,
+		      const struct gb_into_result *res, char *exp,
+		      size_t *used, unsigned int *nospc)
+{
+	size_t i, j, end = 0, sum = 0;
+	int ok = 1;
+
+	*nospc = 0;
+	for (i = 0; i < n; i++) {
+		bool miss = lens[i] == SIZE_MAX;
+		int want = i == n - 1 ? -GB_EKEY : miss ? -GB_ENOTFOUND : 0;
+
+		if (res[i].status == -GB_ENOSPC && !miss &&
+		    res[i].len == lens[i]) {
+			++*nospc;
+			continue;
+		}
+		if (res[i].status != want ||
+		    (!want && (res[i].len != lens[i] ||
+			       res[i].offset + res[i].len > dstlen))) {
+			diag("into: key %zu (%s): status %d offset %llu len %llu",
+			     i, keys[i], res[i].status,
+			     (unsigned long long)res[i].offset,
+			     (unsigned long long)res[i].len);
+			ok = 0;
+			continue;
+		}
+		if (want)
+			continue;
+		fill(exp, lens[i], 1000 + i);
+		if (memcmp(dst + res[i].offset, exp, lens[i])) {
+			diag("into: key %zu: bytes differ at offset %llu", i,
+			     (unsigned long long)res[i].offset);
+			ok = 0;
+		}
+		sum += lens[i];
+		if (res[i].offset + lens[i] > end)
+			end = res[i].offset + lens[i];
+		/* no two values share a byte */
+		for (j = 0; j < i; j++)
+			if (!res[j].status && res[j].len && lens[i] &&
+			    res[j].offset < res[i].offset + lens[i] &&
+			    res[i].offset < res[j].offset + res[j].len) {
+				diag("into: keys %zu and %zu overlap", j, i);
+				ok = 0;
+			}
+	}
+	/* back to back from 0: the extent is the sum of the lengths */
+	if (end != sum) {
+		diag("into: values end at %zu, their lengths sum to %zu", end,
+		     sum);
+		ok = 0;
+	}
+	*used = sum;
+	return ok;
+}
+
+static void test_into(const struct target *t, struct gb_conn *c)
+{
+	const char *tn = gb_transport_name(t->t);
+	enum { N = 80 };
+	static const size_t vsz[] = { 10, 0, 300000, 4096, 1, 70000 };
+	char names[N][32], *dst, *exp;
+	const char *keys[N];
+	size_t klens[N], lens[N], total = 0, used;
+	struct gb_into_result res[N];
+	unsigned int nospc;
+	int i, ret, ok;
+
+	dst = malloc(8u << 20);
+	exp = malloc(1 << 20);
+	if (!dst || !exp)
+		return;
+	for (i = 0; i < N; i++) {	/* test_mget()'s keys and values */
+		snprintf(names[i], sizeof(names[i]), "lt-mget-%s-%d", tn, i);
+		keys[i] = names[i];
+		klens[i] = strlen(names[i]);
+		lens[i] = i % 3 == 2 ? SIZE_MAX : vsz[i % 6];
+		if (lens[i] != SIZE_MAX)
+			total += lens[i];
+	}
+	keys[N - 1] = "bad key";
+	klens[N - 1] = 7;
+	lens[N - 1] = SIZE_MAX;
+	memset(res, 0x5a, sizeof(res));
+	ret = gb_get_many_into(c, N, keys, klens, dst, 8u << 20, res);
+	ok = !ret && into_check(N, keys, lens, dst, 8u << 20, res, exp, &used,
+				&nospc) && !nospc && used == total;
+	tap(ok, "%s: get_many_into %d keys: %zu B back to back, at their offsets (%d: %s)",
+	    tn, N, used, ret, gb_errmsg(c));
+	memset(res, 0x5a, sizeof(res));
+	ret = gb_get_many_into(c, N, keys, klens, dst, total / 2, res);
+	ok = !ret && into_check(N, keys, lens, dst, total / 2, res, exp, &used,
+				&nospc) && nospc && used <= total / 2 && used;
+	tap(ok, "%s: get_many_into %zu B: %zu B landed byte-exact, %u ENOSPC",
+	    tn, total / 2, used, nospc);
+	ret = gb_get_many_into(c, 2, keys, klens, NULL, 0, res);
+	tap(!ret && res[0].status == -GB_ENOSPC && res[0].len == lens[0] &&
+	    res[1].status == 0 && res[1].len == 0 && res[1].offset == 0 &&
+	    gb_get_many_into(c, 2, keys, klens, NULL, 1, res) == -GB_EINVAL,
+	    "%s: get_many_into with no buffer: sizes as -GB_ENOSPC, the empty value fits; NULL with a length: -GB_EINVAL",
+	    tn);
+	free(dst);
+	free(exp);
+}
+
 static void test_cross(struct gb_conn *ct, struct gb_conn *cr, char *a,
 		       char *b)
 {
@@ -1644,6 +1757,7 @@ int main(int argc, char **argv)
 		test_values(&tgt[i], c[i], a, b);
 		test_errors(&tgt[i], c[i], a);
 		test_mget(&tgt[i], c[i], a);
+		test_into(&tgt[i], c[i]);
 		test_refused(&tgt[i]);
 		test_parallel(&tgt[i], i ? nprocs : 4);
 	}

@@ -17,6 +17,15 @@
  *                                            missing ones (not with
  *                                            OSTEST_MISSES=0), byte-exact;
  *                                            "# many: N us" its time
+ *   ostest HOST PORT into PREFIX N SIZE...   gb_get_many_into() of the N
+ *                                            keys interleaved with N
+ *                                            missing ones into one buffer
+ *                                            (OSTEST_DST bytes, default
+ *                                            their sum): each value
+ *                                            byte-exact at its offset, no
+ *                                            overlap, -GB_ENOSPC only for
+ *                                            values that did not fit;
+ *                                            "# into: ..." the counts
  *   ostest HOST PORT writer KEY SIZE SECS    replace KEY in a loop with
  *                                            self-describing values
  *   ostest HOST PORT reader KEY SIZE SECS    read KEY one-sided in a loop:
@@ -187,7 +196,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(mode, "fill") || !strcmp(mode, "check") ||
-	    !strcmp(mode, "many") || !strcmp(mode, "hold")) {
+	    !strcmp(mode, "many") || !strcmp(mode, "hold") ||
+	    !strcmp(mode, "into")) {
 		n = strtoul(argv[5], NULL, 0);
 		for (i = 6; i < (size_t)argc && nsz < 16; i++) {
 			sizes[nsz] = strtoul(argv[i], NULL, 0);
@@ -286,6 +296,90 @@ int main(int argc, char **argv)
 				bad++;
 			}
 		bad += r.bad;
+	} else if (!strcmp(mode, "into")) {
+		const char *e = getenv("OSTEST_DST");
+		size_t m = 2 * n, sum = 0, used = 0, end = 0, landed = 0;
+		size_t nospc = 0, dstlen, j;
+		const char **keys = calloc(m, sizeof(*keys));
+		size_t *klens = calloc(m, sizeof(*klens));
+		struct gb_into_result *res = calloc(m, sizeof(*res));
+		uint8_t *dst;
+		double t0;
+
+		for (i = 0; i < n; i++)
+			sum += sizes[i % nsz];
+		dstlen = e ? strtoul(e, NULL, 0) : sum;
+		dst = malloc(dstlen + 1);
+		if (!keys || !klens || !res || !dst)
+			return 1;
+		for (i = 0; i < m; i++) {
+			char k[300];
+
+			if (i % 2)
+				snprintf(k, sizeof(k), "%s-miss%zu", arg, i);
+			else
+				snprintf(k, sizeof(k), "%s%zu", arg, i / 2);
+			keys[i] = strdup(k);
+			klens[i] = strlen(k);
+		}
+		t0 = now();
+		ret = gb_get_many_into(c, m, keys, klens, dst, dstlen, res);
+		printf("# into: %.0f us for %zu keys\n", (now() - t0) * 1e6, m);
+		if (ret) {
+			printf("# get_many_into: %s: %s\n", gb_strerror(ret),
+			       gb_errmsg(c));
+			bad++;
+		}
+		for (i = 0; i < m; i++) {
+			size_t len = sizes[(i / 2) % nsz];
+
+			if (i % 2) {
+				if (res[i].status != -GB_ENOTFOUND) {
+					printf("# missing key %zu: status %d\n",
+					       i, res[i].status);
+					bad++;
+				}
+				continue;
+			}
+			if (res[i].status == -GB_ENOSPC && res[i].len == len) {
+				nospc++;
+				continue;
+			}
+			fill(want, len, i / 2);
+			if (res[i].status || res[i].len != len ||
+			    res[i].flags != (uint32_t)(i / 2) ||
+			    res[i].offset + len > dstlen ||
+			    memcmp(dst + res[i].offset, want, len)) {
+				printf("# key %zu: status %d offset %llu len %llu flags %u%s\n",
+				       i / 2, res[i].status,
+				       (unsigned long long)res[i].offset,
+				       (unsigned long long)res[i].len,
+				       res[i].flags,
+				       res[i].status ? "" : " (bytes differ?)");
+				bad++;
+				continue;
+			}
+			for (j = 0; j < i; j += 2)
+				if (!res[j].status && len && res[j].len &&
+				    res[j].offset < res[i].offset + len &&
+				    res[i].offset < res[j].offset + res[j].len) {
+					printf("# keys %zu and %zu overlap\n",
+					       j / 2, i / 2);
+					bad++;
+				}
+			landed++;
+			used += len;
+			if (res[i].offset + len > end)
+				end = res[i].offset + len;
+		}
+		/* back to back from 0: the extent is the sum of the lengths */
+		if (end != used) {
+			printf("# values end at %zu, their lengths sum to %zu\n",
+			       end, used);
+			bad++;
+		}
+		printf("# into: %zu landed (%zu bytes of %zu), %zu nospc\n",
+		       landed, used, dstlen, nospc);
 	} else if (!strcmp(mode, "writer") || !strcmp(mode, "reader")) {
 		double end = now() + atof(argv[6]);
 		uint64_t seq = 1, seed, last = 0, reads = 0, olds = 0;
