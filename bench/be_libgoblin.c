@@ -11,6 +11,11 @@
  * queued this backend uses gb_get; with several it sends them as one
  * gb_get_many batch, so a queue depth d runs as back-to-back batches of d.
  *
+ * An RDMA connection granted one-sided reads (GOBLIN_RDMA_ONESIDED=1 in
+ * the environment) sends its batches with gb_get_many_onesided() instead:
+ * one LOOKUP per 12 keys and pipelined READs (GOBLIN_RDMA_ONESIDED_DEPTH
+ * caps the READs in flight); one key queued is still gb_get().
+ *
  * With --servers the stream talks to a libgoblin server set instead
  * (goblin/fleet.h): every flush is one gb_fleet_get_many(), which splits it
  * by server and runs the per-server batches in parallel.
@@ -42,6 +47,7 @@ struct gbb_conn {
 	struct gb_conn *gc;
 	struct gb_fleet *fl;
 	bool validate;
+	bool onesided;
 	unsigned int depth;
 	struct lg_req *q;
 	unsigned int nq;
@@ -104,6 +110,7 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 				char *err, size_t errlen)
 {
 	struct gb_connect_opts co;
+	struct gb_onesided_stats os;
 	struct gbb_conn *c;
 	unsigned long port;
 	char *end;
@@ -147,6 +154,7 @@ static struct gbb_conn *lg_open(const struct gbb_opts *o, unsigned int depth,
 		lg_free(c);
 		return NULL;
 	}
+	c->onesided = !gb_onesided_stats(c->gc, &os) && os.active;
 	return c;
 }
 
@@ -274,6 +282,9 @@ static void lg_flush(struct gbb_conn *c)
 		if (c->fl)
 			ret = gb_fleet_get_many(c->fl, c->nq, c->keys,
 						c->klens, lg_many_cb, c);
+		else if (c->onesided)
+			ret = gb_get_many_onesided(c->gc, c->nq, c->keys,
+						   c->klens, lg_many_cb, c);
 		else
 			ret = gb_get_many(c->gc, c->nq, c->keys, c->klens,
 					  lg_many_cb, c);
