@@ -55,10 +55,22 @@ def stuck(keys):
 
 
 def partial(key, n):
+    """Half a SET, then a byte every 10 s until stdin ends: the server
+    closes a SET whose data stops for write_timeout (60 s), which a group
+    on the debug kernel outlasts; the value never completes."""
     s = socket.create_connection(ADDR)
     s.sendall(b"set %s 0 0 %d\r\n" % (key.encode(), n) + b"p" * (n // 2))
+    sent = n // 2
     print("ready", flush=True)
-    sys.stdin.read()
+    while True:
+        r, _, _ = select.select([sys.stdin], [], [], 10)
+        if r:
+            if not sys.stdin.read():
+                break
+            continue
+        if sent < n - 1:
+            s.sendall(b"p")
+            sent += 1
     s.close()
 
 
