@@ -154,7 +154,7 @@ static bool gb_dbg_own_dir;
  *
  * The wait for SSD space (kmod/store/space.c) shows as "tail_waits" (SETs
  * that queued since load), "tail_wait_fails" (of them, those that got no
- * space: bound, signal, reconfiguration), "tail_waiters" (queued now) and
+ * space: bound, signal, reconfiguration), "tail_waiters" (queued now),
  * "tail_wait_max_ms" (the longest wait that got space), "tail_evictors_max"
  * (the most waiters evicting at once) and "tail_starvations" (how often an
  * evictor began to starve: a lap of the CLOCK without a victim, or SETs in
